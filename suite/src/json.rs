@@ -1,0 +1,286 @@
+//! Parsing one line of JSON into a `serde_json::Value`, noticing what serde_json would hide:
+//! duplicate member names (it keeps the last silently) and the kind of a syntax failure.
+
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::map::Entry;
+use serde_json::{Map, Number, Value};
+use std::fmt;
+
+/// The deepest nesting a line may have; serde_json refuses deeper input on its own.
+pub const MAX_DEPTH: usize = 128;
+
+/// A line parsed into a value.
+#[derive(Debug)]
+pub struct Parsed {
+    /// The value; for a duplicated member name, the last member counts.
+    pub value: Value,
+    /// JSON Pointers of members whose name appears more than once in their object.
+    pub duplicates: Vec<String>,
+}
+
+/// Why a line is not JSON.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// Not JSON, or JSON with text after it; `eof` when the text ended too soon.
+    Syntax {
+        /// serde_json's description, without its position.
+        message: String,
+        /// 1-based column (byte) where it went wrong.
+        column: usize,
+        /// The input ended in the middle of a value.
+        eof: bool,
+    },
+    /// Deeper than [`MAX_DEPTH`].
+    TooDeep {
+        /// 1-based column where the limit was hit.
+        column: usize,
+    },
+    /// A number beyond the range of a double.
+    NumberOutOfRange {
+        /// 1-based column of the number.
+        column: usize,
+    },
+}
+
+/// Parses one line of JSON text.
+pub fn parse(text: &str) -> Result<Parsed, Failure> {
+    let mut found = false;
+    let value = parse_with(text, &mut Tracker::Flag(&mut found))?;
+    if !found {
+        return Ok(Parsed {
+            value,
+            duplicates: Vec::new(),
+        });
+    }
+    // Duplicates are rare: parse again, this time keeping paths, to name them.
+    let mut paths = Vec::new();
+    let mut path = String::new();
+    parse_with(
+        text,
+        &mut Tracker::Paths {
+            path: &mut path,
+            found: &mut paths,
+        },
+    )?;
+    Ok(Parsed {
+        value,
+        duplicates: paths,
+    })
+}
+
+fn parse_with(text: &str, tracker: &mut Tracker<'_>) -> Result<Value, Failure> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = ValueSeed { tracker }
+        .deserialize(&mut de)
+        .map_err(|e| classify(&e))?;
+    de.end().map_err(|e| classify(&e))?;
+    Ok(value)
+}
+
+fn classify(error: &serde_json::Error) -> Failure {
+    let column = error.column().max(1);
+    let text = error.to_string();
+    let message = text.split(" at line ").next().unwrap_or(&text).to_owned();
+    if message.contains("recursion limit exceeded") {
+        Failure::TooDeep { column }
+    } else if message.contains("number out of range") {
+        Failure::NumberOutOfRange { column }
+    } else {
+        Failure::Syntax {
+            eof: error.is_eof(),
+            message,
+            column,
+        }
+    }
+}
+
+enum Tracker<'a> {
+    Flag(&'a mut bool),
+    Paths {
+        path: &'a mut String,
+        found: &'a mut Vec<String>,
+    },
+}
+
+struct ValueSeed<'t, 'a> {
+    tracker: &'t mut Tracker<'a>,
+}
+
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ValueSeed<'_, '_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        loop {
+            let mark = self.tracker.enter_index(items.len());
+            let item = seq.next_element_seed(ValueSeed {
+                tracker: &mut *self.tracker,
+            })?;
+            self.tracker.leave(mark);
+            match item {
+                Some(item) => items.push(item),
+                None => return Ok(Value::Array(items)),
+            }
+        }
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut members = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let mark = self.tracker.enter(&key);
+            let value = map.next_value_seed(ValueSeed {
+                tracker: &mut *self.tracker,
+            })?;
+            self.tracker.leave(mark);
+            match members.entry(key) {
+                Entry::Occupied(mut member) => {
+                    self.tracker.duplicate(member.key());
+                    member.insert(value);
+                }
+                Entry::Vacant(member) => {
+                    member.insert(value);
+                }
+            }
+        }
+        Ok(Value::Object(members))
+    }
+}
+
+impl Tracker<'_> {
+    fn enter(&mut self, token: &str) -> usize {
+        match self {
+            Tracker::Flag(_) => 0,
+            Tracker::Paths { path, .. } => {
+                let mark = path.len();
+                crate::diagnostic::push_token(path, token);
+                mark
+            }
+        }
+    }
+
+    fn enter_index(&mut self, index: usize) -> usize {
+        match self {
+            Tracker::Flag(_) => 0,
+            Tracker::Paths { path, .. } => {
+                let mark = path.len();
+                path.push('/');
+                path.push_str(&index.to_string());
+                mark
+            }
+        }
+    }
+
+    fn leave(&mut self, mark: usize) {
+        if let Tracker::Paths { path, .. } = self {
+            path.truncate(mark);
+        }
+    }
+
+    fn duplicate(&mut self, key: &str) {
+        match self {
+            Tracker::Flag(found) => **found = true,
+            Tracker::Paths { path, found } => {
+                let mut pointer = (*path).clone();
+                crate::diagnostic::push_token(&mut pointer, key);
+                found.push(pointer);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_like_serde_json() {
+        let text = r#"{"a":[1,-2,3.5,"x",null,true,{"b":{}}],"c":"\u00e9\n"}"#;
+        let parsed = parse(text).expect("valid");
+        let plain: Value = serde_json::from_str(text).expect("valid");
+        assert_eq!(parsed.value, plain);
+        assert!(parsed.duplicates.is_empty());
+    }
+
+    #[test]
+    fn duplicate_names_are_found_with_their_pointer_and_the_last_wins() {
+        let parsed =
+            parse(r#"{"a":1,"b":{"c":1,"c":2},"l":[{"x/y":0,"x/y":1}],"a":3}"#).expect("valid");
+        assert_eq!(parsed.duplicates, ["/b/c", "/l/0/x~1y", "/a"]);
+        assert_eq!(parsed.value["a"], 3);
+        assert_eq!(parsed.value["b"]["c"], 2);
+    }
+
+    #[test]
+    fn failures_are_classified() {
+        assert!(matches!(
+            parse(r#"{"a": 1e400}"#),
+            Err(Failure::NumberOutOfRange { .. })
+        ));
+        let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        assert!(matches!(parse(&deep), Err(Failure::TooDeep { .. })));
+        let ok_depth = format!("{}{}", "[".repeat(MAX_DEPTH - 1), "]".repeat(MAX_DEPTH - 1));
+        assert!(parse(&ok_depth).is_ok());
+        match parse(r#"{"a": "b"#) {
+            Err(Failure::Syntax { eof, .. }) => assert!(eof),
+            other => panic!("{other:?}"),
+        }
+        match parse(r#"{"a": 1} x"#) {
+            Err(Failure::Syntax {
+                eof,
+                column,
+                message,
+            }) => {
+                assert!(!eof);
+                assert_eq!(column, 10);
+                assert!(message.contains("trailing"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn huge_integers_become_doubles_and_whitespace_around_is_fine() {
+        let parsed = parse(" {\"n\": 123456789012345678901234567890}\r").expect("valid");
+        assert!(parsed.value["n"].is_f64());
+    }
+}

@@ -1,0 +1,10 @@
+//! asr-suite: the library of the asr-ctk conformance kit for ASR streams: the rule
+//! catalog, the record schemas, the stream checker and the stream generators.
+
+pub mod catalog;
+pub mod diagnostic;
+pub mod json;
+pub mod lines;
+pub mod refs;
+pub mod schema;
+pub mod spec;

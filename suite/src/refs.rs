@@ -1,0 +1,231 @@
+//! References to records (`r40`, `messageId=msg_01`) and to sessions
+//! (`codex:019a...`, `t3-code:<namespace>:thread%3Ax#callId=c1`).
+
+/// A reference to a record (ASR-062, not in hand).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ref<'a> {
+    /// A record id: `r40`.
+    Id(&'a str),
+    /// A native id: `messageId=msg_01`.
+    Native {
+        /// The member that holds the native id (`messageId`, `callId`).
+        key: &'a str,
+        /// Its value.
+        value: &'a str,
+    },
+}
+
+/// Reads a reference; `None` for an empty string. `key=value` is a native id when the key
+/// is a member name (a letter, then letters, digits or `_`); anything else is a record id.
+pub fn parse_ref(text: &str) -> Option<Ref<'_>> {
+    if text.is_empty() {
+        return None;
+    }
+    if let Some((key, value)) = text.split_once('=') {
+        let mut chars = key.chars();
+        let is_name = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if is_name && !value.is_empty() {
+            return Some(Ref::Native { key, value });
+        }
+    }
+    Some(Ref::Id(text))
+}
+
+/// A session reference, split into its parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionRef<'a> {
+    /// The agent name, before the first `:`.
+    pub agent: &'a str,
+    /// What follows: an optional namespace and `:`, then the percent-encoded session id.
+    pub path: &'a str,
+    /// The reference after `#`, when there is one.
+    pub fragment: Option<&'a str>,
+}
+
+impl SessionRef<'_> {
+    /// The session named, without the `#` part and with percent-escapes in upper case, so
+    /// that two spellings of one session compare equal.
+    pub fn canonical(&self) -> String {
+        let mut out = String::with_capacity(self.agent.len() + 1 + self.path.len());
+        out.push_str(self.agent);
+        out.push(':');
+        let mut chars = self.path.chars();
+        while let Some(c) = chars.next() {
+            out.push(c);
+            if c == '%' {
+                out.extend(chars.by_ref().take(2).map(|h| h.to_ascii_uppercase()));
+            }
+        }
+        out
+    }
+}
+
+/// Why a string is not a session reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionRefError {
+    /// No `:` after a non-empty agent name.
+    NoAgent,
+    /// Nothing after the agent name.
+    NoId,
+    /// A `%` not followed by two hex digits.
+    BadEscape,
+    /// A control character or white space where none may be.
+    BadCharacter,
+    /// A `#` with nothing after it.
+    EmptyFragment,
+}
+
+impl SessionRefError {
+    /// What is wrong, in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            SessionRefError::NoAgent => "it has no agent name before a `:`",
+            SessionRefError::NoId => "it has no session id after the agent name",
+            SessionRefError::BadEscape => "a `%` is not followed by two hex digits",
+            SessionRefError::BadCharacter => {
+                "it contains a control character or white space in the agent name"
+            }
+            SessionRefError::EmptyFragment => "its `#` part is empty",
+        }
+    }
+}
+
+/// Reads a session reference.
+pub fn parse_session_ref(text: &str) -> Result<SessionRef<'_>, SessionRefError> {
+    let (head, fragment) = match text.split_once('#') {
+        Some((head, fragment)) => {
+            if fragment.is_empty() {
+                return Err(SessionRefError::EmptyFragment);
+            }
+            (head, Some(fragment))
+        }
+        None => (text, None),
+    };
+    let (agent, path) = head.split_once(':').ok_or(SessionRefError::NoAgent)?;
+    if agent.is_empty() || agent.contains('%') {
+        return Err(SessionRefError::NoAgent);
+    }
+    if agent.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(SessionRefError::BadCharacter);
+    }
+    if path.is_empty() {
+        return Err(SessionRefError::NoId);
+    }
+    if path.chars().any(char::is_control) {
+        return Err(SessionRefError::BadCharacter);
+    }
+    let bytes = path.as_bytes();
+    for (at, byte) in bytes.iter().enumerate() {
+        if *byte == b'%' {
+            let hex = bytes.get(at + 1..at + 3);
+            if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                return Err(SessionRefError::BadEscape);
+            }
+        }
+    }
+    Ok(SessionRef {
+        agent,
+        path,
+        fragment,
+    })
+}
+
+/// The canonical session reference of a stream, from its header's agent name, optional
+/// namespace and session id. `:`, `%` and `#` in the id are percent-encoded (a raw `#`
+/// would start a record part).
+pub fn own_session_ref(agent: &str, namespace: Option<&str>, session_id: &str) -> String {
+    let mut out = String::with_capacity(agent.len() + session_id.len() + 8);
+    out.push_str(agent);
+    out.push(':');
+    if let Some(namespace) = namespace {
+        out.push_str(namespace);
+        out.push(':');
+    }
+    for c in session_id.chars() {
+        match c {
+            ':' => out.push_str("%3A"),
+            '%' => out.push_str("%25"),
+            '#' => out.push_str("%23"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refs_are_ids_or_native_ids() {
+        assert_eq!(parse_ref("r40"), Some(Ref::Id("r40")));
+        assert_eq!(
+            parse_ref("messageId=msg_01"),
+            Some(Ref::Native {
+                key: "messageId",
+                value: "msg_01"
+            })
+        );
+        assert_eq!(
+            parse_ref("a=b=c"),
+            Some(Ref::Native {
+                key: "a",
+                value: "b=c"
+            })
+        );
+        assert_eq!(parse_ref("=x"), Some(Ref::Id("=x")));
+        assert_eq!(parse_ref("9a=x"), Some(Ref::Id("9a=x")));
+        assert_eq!(parse_ref("k="), Some(Ref::Id("k=")));
+        assert_eq!(parse_ref(""), None);
+    }
+
+    #[test]
+    fn the_spec_examples_are_session_refs() {
+        let t3 = "t3-code:6f1d2c3a-5b7e-4c21-9a0d-3e8f1b2c4d5e:thread%3Adelegated-task%3Acommand%253Amcp%253A9f2c";
+        let parsed = parse_session_ref(t3).expect("valid");
+        assert_eq!(parsed.agent, "t3-code");
+        assert_eq!(parsed.fragment, None);
+        assert_eq!(
+            own_session_ref(
+                "t3-code",
+                Some("6f1d2c3a-5b7e-4c21-9a0d-3e8f1b2c4d5e"),
+                "thread:delegated-task:command%3Amcp%3A9f2c"
+            ),
+            t3
+        );
+        let with = parse_session_ref("claude-code:0f3c#callId=toolu_01Z").expect("valid");
+        assert_eq!(with.fragment, Some("callId=toolu_01Z"));
+        assert_eq!(with.canonical(), "claude-code:0f3c");
+    }
+
+    #[test]
+    fn malformed_session_refs_are_refused_with_a_reason() {
+        assert_eq!(parse_session_ref("no-colon"), Err(SessionRefError::NoAgent));
+        assert_eq!(parse_session_ref(":id"), Err(SessionRefError::NoAgent));
+        assert_eq!(parse_session_ref("codex:"), Err(SessionRefError::NoId));
+        assert_eq!(
+            parse_session_ref("codex:a%zz"),
+            Err(SessionRefError::BadEscape)
+        );
+        assert_eq!(
+            parse_session_ref("codex:a%2"),
+            Err(SessionRefError::BadEscape)
+        );
+        assert_eq!(
+            parse_session_ref("codex:a#"),
+            Err(SessionRefError::EmptyFragment)
+        );
+        assert_eq!(
+            parse_session_ref("co dex:a"),
+            Err(SessionRefError::BadCharacter)
+        );
+    }
+
+    #[test]
+    fn canonical_form_ignores_escape_case() {
+        let a = parse_session_ref("x:a%3ab").expect("valid").canonical();
+        let b = parse_session_ref("x:a%3Ab#r1").expect("valid").canonical();
+        assert_eq!(a, b);
+    }
+}

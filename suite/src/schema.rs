@@ -1,0 +1,377 @@
+//! The JSON Schemas of `schemas/`, compiled once, and the mapping of each schema failure
+//! to the rule it breaks.
+//!
+//! Every schema has an `$id` under [`BASE_URI`], a name that is never fetched: all schemas
+//! are compiled into the kit and resolved locally. A subschema names the rule its failures
+//! break with `x-asr-rule` (and `x-asr-severity` when that is not `error`); a failure takes
+//! the innermost name on its evaluation path, `$ref`s followed.
+
+use crate::diagnostic::{Severity, push_token};
+use jsonschema::{Draft, Registry, ValidationError, Validator};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// The base of every schema `$id`. The `.invalid` name cannot resolve; nothing is fetched.
+pub const BASE_URI: &str = "https://asr-ctk.invalid/schemas/";
+
+/// The record schemas, by file name, as compiled into the kit.
+pub const RECORD_SCHEMAS: &[(&str, &str)] = &[
+    (
+        "record.schema.json",
+        include_str!("../../schemas/record.schema.json"),
+    ),
+    (
+        "common.schema.json",
+        include_str!("../../schemas/common.schema.json"),
+    ),
+    (
+        "session.schema.json",
+        include_str!("../../schemas/session.schema.json"),
+    ),
+    (
+        "lineage.schema.json",
+        include_str!("../../schemas/lineage.schema.json"),
+    ),
+    (
+        "message.schema.json",
+        include_str!("../../schemas/message.schema.json"),
+    ),
+    (
+        "part.schema.json",
+        include_str!("../../schemas/part.schema.json"),
+    ),
+    (
+        "plan.schema.json",
+        include_str!("../../schemas/plan.schema.json"),
+    ),
+    (
+        "delivery.schema.json",
+        include_str!("../../schemas/delivery.schema.json"),
+    ),
+    (
+        "subagent.schema.json",
+        include_str!("../../schemas/subagent.schema.json"),
+    ),
+    (
+        "declaration.schema.json",
+        include_str!("../../schemas/declaration.schema.json"),
+    ),
+    (
+        "copied-from.schema.json",
+        include_str!("../../schemas/copied-from.schema.json"),
+    ),
+];
+
+/// The rule used for a failure under no `x-asr-rule` at all.
+pub const FALLBACK_RULE: &str = "ASR-X-016";
+
+/// One schema failure, mapped to its rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaFinding {
+    /// The rule the failure breaks.
+    pub rule: String,
+    /// Its weight.
+    pub severity: Severity,
+    /// JSON Pointer into the record; for a missing member, the member's own pointer.
+    pub pointer: String,
+    /// What failed.
+    pub message: String,
+}
+
+/// Failure to compile the schemas.
+#[derive(Debug, thiserror::Error)]
+pub enum SchemaError {
+    /// A schema file is not JSON.
+    #[error("failed to parse schema {name}: {source}")]
+    Parse {
+        /// The file.
+        name: String,
+        /// Why.
+        source: serde_json::Error,
+    },
+    /// The schemas do not compile.
+    #[error("failed to compile the record schemas: {0}")]
+    Compile(String),
+}
+
+/// The compiled record schema and the documents to map failures with.
+pub struct Schemas {
+    validator: Validator,
+    documents: HashMap<String, Value>,
+}
+
+impl std::fmt::Debug for Schemas {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Schemas")
+            .field("documents", &self.documents.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Schemas {
+    /// The schemas compiled into the kit, compiled once.
+    pub fn embedded() -> &'static Schemas {
+        static SCHEMAS: OnceLock<Schemas> = OnceLock::new();
+        SCHEMAS.get_or_init(|| {
+            Schemas::compile(RECORD_SCHEMAS)
+                .unwrap_or_else(|e| panic!("the embedded schemas are broken: {e}"))
+        })
+    }
+
+    /// Compiles a set of schemas (file name, text); the first is the record schema.
+    pub fn compile(files: &[(&str, &str)]) -> Result<Schemas, SchemaError> {
+        let mut documents = HashMap::new();
+        for (name, text) in files {
+            let value: Value = serde_json::from_str(text).map_err(|source| SchemaError::Parse {
+                name: (*name).to_owned(),
+                source,
+            })?;
+            documents.insert(format!("{BASE_URI}{name}"), value);
+        }
+        let root_uri = format!("{BASE_URI}{}", files.first().map_or("", |f| f.0));
+        let root = documents
+            .get(&root_uri)
+            .ok_or_else(|| SchemaError::Compile("no record schema given".into()))?;
+        let mut registry = Registry::new();
+        for (uri, value) in &documents {
+            if *uri != root_uri {
+                registry = registry
+                    .add(uri.as_str(), value.clone())
+                    .map_err(|e| SchemaError::Compile(e.to_string()))?;
+            }
+        }
+        let registry = registry
+            .prepare()
+            .map_err(|e| SchemaError::Compile(e.to_string()))?;
+        let validator = jsonschema::options()
+            .with_draft(Draft::Draft202012)
+            .with_registry(&registry)
+            .build(root)
+            .map_err(|e| SchemaError::Compile(e.to_string()))?;
+        Ok(Schemas {
+            validator,
+            documents,
+        })
+    }
+
+    /// Checks one record; no findings when it conforms.
+    pub fn check(&self, record: &Value) -> Vec<SchemaFinding> {
+        if self.validator.is_valid(record) {
+            return Vec::new();
+        }
+        let mut findings: Vec<SchemaFinding> = self
+            .validator
+            .iter_errors(record)
+            .map(|e| self.map(&e))
+            .collect();
+        findings.dedup();
+        findings
+    }
+
+    fn map(&self, error: &ValidationError<'_>) -> SchemaFinding {
+        let annotation = self.annotation(error.evaluation_path().as_str());
+        let mut pointer = error.instance_path().as_str().to_owned();
+        let message = match error.kind() {
+            jsonschema::error::ValidationErrorKind::Required { property } => {
+                let name = property.as_str().unwrap_or_default();
+                push_token(&mut pointer, name);
+                format!("`{name}` is missing")
+            }
+            _ => annotation
+                .message
+                .clone()
+                .unwrap_or_else(|| short(&error.to_string())),
+        };
+        SchemaFinding {
+            rule: annotation.rule,
+            severity: annotation.severity,
+            pointer,
+            message,
+        }
+    }
+
+    /// The innermost rule annotation on an evaluation path, `$ref`s followed.
+    fn annotation(&self, evaluation_path: &str) -> Annotation {
+        let mut found = Annotation {
+            rule: FALLBACK_RULE.to_owned(),
+            severity: Severity::Error,
+            message: None,
+        };
+        let Some(root) = self
+            .documents
+            .keys()
+            .find(|k| k.ends_with("/record.schema.json"))
+        else {
+            return found;
+        };
+        let mut base = root.clone();
+        let mut node = &self.documents[root];
+        found.take(node);
+        for token in evaluation_path.split('/').skip(1) {
+            let token = token.replace("~1", "/").replace("~0", "~");
+            let next = if token == "$ref" {
+                let Some(reference) = node.get("$ref").and_then(Value::as_str) else {
+                    break;
+                };
+                let (document, fragment) = reference.split_once('#').unwrap_or((reference, ""));
+                if !document.is_empty() {
+                    base = format!("{BASE_URI}{document}");
+                }
+                self.documents.get(&base).and_then(|d| d.pointer(fragment))
+            } else {
+                match node {
+                    Value::Object(map) => map.get(&token),
+                    Value::Array(items) => token.parse::<usize>().ok().and_then(|i| items.get(i)),
+                    _ => None,
+                }
+            };
+            let Some(next) = next else { break };
+            node = next;
+            found.take(node);
+        }
+        found
+    }
+}
+
+struct Annotation {
+    rule: String,
+    severity: Severity,
+    message: Option<String>,
+}
+
+impl Annotation {
+    fn take(&mut self, node: &Value) {
+        if let Some(rule) = node.get("x-asr-rule").and_then(Value::as_str) {
+            self.rule = rule.to_owned();
+            self.severity = match node.get("x-asr-severity").and_then(Value::as_str) {
+                Some("warning") => Severity::Warning,
+                Some("notice") => Severity::Notice,
+                _ => Severity::Error,
+            };
+            self.message = None;
+        }
+        if let Some(message) = node.get("x-asr-message").and_then(Value::as_str) {
+            self.message = Some(message.to_owned());
+        }
+    }
+}
+
+/// A schema library message cut to a readable length (it may quote a huge instance).
+fn short(text: &str) -> String {
+    const MAX: usize = 240;
+    if text.len() <= MAX {
+        return text.to_owned();
+    }
+    let mut end = MAX;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &text[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rules(record: &Value) -> Vec<(String, String)> {
+        Schemas::embedded()
+            .check(record)
+            .into_iter()
+            .map(|f| (f.rule, f.pointer))
+            .collect()
+    }
+
+    fn message(extra: Value) -> Value {
+        let mut base = json!({"type": "message", "seq": 1, "id": "r1", "messageId": "m", "role": "user",
+            "content": [{"type": "text", "text": "hi"}]});
+        for (k, v) in extra.as_object().expect("object") {
+            base[k] = v.clone();
+        }
+        base
+    }
+
+    #[test]
+    fn a_conforming_message_has_no_finding() {
+        assert!(rules(&message(json!({}))).is_empty());
+    }
+
+    #[test]
+    fn failures_map_to_their_rules_through_refs() {
+        let image = message(
+            json!({"content": [{"type": "image", "data": "AA==", "blob": {"blob": "sha256:x"}}]}),
+        );
+        let found = rules(&image);
+        assert!(
+            found.contains(&("ASR-212".into(), "/content/0/mimeType".into())),
+            "{found:?}"
+        );
+        assert!(
+            found.contains(&("ASR-212".into(), "/content/0".into())),
+            "{found:?}"
+        );
+        assert_eq!(
+            rules(&message(json!({"audience": "everyone"}))),
+            [("ASR-204".into(), "/audience".into())]
+        );
+        let part = message(json!({"content": [{"type": "text", "text": "x", "author": 5}]}));
+        assert_eq!(
+            rules(&part),
+            [("ASR-224".into(), "/content/0/author".into())]
+        );
+        let not_object = message(json!({"content": ["text"]}));
+        assert_eq!(
+            rules(&not_object),
+            [("ASR-210".into(), "/content/0".into())]
+        );
+    }
+
+    #[test]
+    fn unannotated_failures_fall_back_to_member_types() {
+        assert_eq!(
+            rules(&message(json!({"triggersTurn": "yes"}))),
+            [(FALLBACK_RULE.into(), "/triggersTurn".into())]
+        );
+    }
+
+    #[test]
+    fn lineage_failures_name_lineage_rules() {
+        let header = json!({"type": "session", "seq": 0, "id": "h", "formatVersion": "0.1",
+            "agent": {"name": "codex"}, "sessionId": "s",
+            "lineage": {"root": true, "spawnedBy": {"session": "codex:p", "evidence": "native_field"}}});
+        assert_eq!(rules(&header), [("ASR-402".into(), "/lineage".into())]);
+        let mut bad_evidence = header.clone();
+        bad_evidence["lineage"] =
+            json!({"spawnedBy": {"session": "codex:p#r1", "evidence": "hunch"}});
+        let found = rules(&bad_evidence);
+        assert!(
+            found.contains(&("ASR-404".into(), "/lineage/spawnedBy/evidence".into())),
+            "{found:?}"
+        );
+        assert!(
+            found.contains(&("ASR-400".into(), "/lineage/spawnedBy/session".into())),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn warnings_carry_their_severity() {
+        let header = json!({"type": "session", "seq": 0, "id": "h"});
+        let findings = Schemas::embedded().check(&header);
+        assert!(!findings.is_empty());
+        assert!(
+            findings
+                .iter()
+                .all(|f| f.rule == "ASR-X-018" && f.severity == Severity::Warning),
+            "{findings:?}"
+        );
+    }
+
+    #[test]
+    fn long_messages_are_cut() {
+        let long = "x".repeat(10_000);
+        assert!(short(&long).len() < 300);
+        assert_eq!(short("é"), "é");
+    }
+}
