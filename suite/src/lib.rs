@@ -2,9 +2,11 @@
 //! catalog, the record schemas, the stream checker and the stream generators.
 
 pub mod catalog;
+pub mod check;
 pub mod diagnostic;
 pub mod json;
 pub mod lines;
 pub mod refs;
+pub mod report;
 pub mod schema;
 pub mod spec;

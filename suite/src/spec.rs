@@ -39,6 +39,54 @@ pub struct SpecText {
     pub cited: BTreeMap<String, BTreeSet<String>>,
 }
 
+/// One JSON example of the spec text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Example {
+    /// 1-based line where it starts.
+    pub line: usize,
+    /// The heading it stands under.
+    pub section: String,
+    /// The example.
+    pub value: serde_json::Value,
+}
+
+/// The JSON examples of a spec text: blocks that open with `{` or `[` at the start of a
+/// line and parse as JSON once their closing line is reached.
+pub fn examples(text: &str) -> Vec<Example> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found = Vec::new();
+    let mut section = String::new();
+    let mut index = 0;
+    while index < lines.len() {
+        let line = lines[index];
+        let blank_before = index == 0 || lines[index - 1].trim().is_empty();
+        let blank_after = lines
+            .get(index + 1)
+            .is_none_or(|next| next.trim().is_empty());
+        if blank_before && blank_after && is_heading(line) {
+            section = line.trim().replace('`', "");
+        }
+        if line.starts_with(['{', '[']) {
+            let mut block = String::new();
+            for (end, next) in lines.iter().enumerate().skip(index).take(400) {
+                block.push_str(next);
+                block.push('\n');
+                if let Ok(value) = serde_json::from_str(&block) {
+                    found.push(Example {
+                        line: index + 1,
+                        section: section.clone(),
+                        value,
+                    });
+                    index = end;
+                    break;
+                }
+            }
+        }
+        index += 1;
+    }
+    found
+}
+
 /// `sha256:` followed by the lowercase hex sha256 of `text`.
 pub fn fingerprint(text: &str) -> String {
     let digest = Sha256::digest(text.as_bytes());
@@ -200,6 +248,17 @@ mod tests {
             fingerprint(""),
             "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
         );
+    }
+
+    #[test]
+    fn examples_are_found_whole() {
+        let text = "H\n\n{\n  \"a\": [1,\n 2]\n}\n\ntext {not json}\n[{\"type\": \"text\"}]\n";
+        let found = examples(text);
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0].line, 3);
+        assert_eq!(found[0].value["a"][1], 2);
+        assert_eq!(found[1].value[0]["type"], "text");
+        assert_eq!(found[0].section, "H");
     }
 
     #[test]

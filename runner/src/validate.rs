@@ -1,0 +1,143 @@
+//! `asr-ctk validate`.
+
+use crate::{Format, exit};
+use anyhow::{Context, Result};
+use asr_suite::check::{
+    CheckOptions, DEFAULT_MAX_LINE_BYTES, StreamReport, check_reader, check_related,
+};
+use asr_suite::report::FileReport;
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Streams to check (`-` for standard input); a directory stands for every .jsonl file below it.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Leave out the kit's inferred structural checks (ASR-X-...): report ASR rules only.
+    #[arg(long)]
+    no_inferred: bool,
+    /// Leave out one rule or inferred check (repeatable), e.g. --disable ASR-X-017.
+    #[arg(long, value_name = "RULE")]
+    disable: Vec<String>,
+    /// The longest line checked, in bytes; a longer one is reported (ASR-X-006) and skipped.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE_BYTES)]
+    max_line_bytes: usize,
+}
+
+pub fn run(args: &Args) -> Result<u8> {
+    let catalog = asr_suite::catalog::Catalog::embedded();
+    for rule in &args.disable {
+        anyhow::ensure!(
+            catalog.knows(rule),
+            "--disable {rule}: no such rule or inferred check (see `asr-ctk rules`)"
+        );
+    }
+    let options = CheckOptions {
+        inferred: !args.no_inferred,
+        disabled: args.disable.iter().cloned().collect(),
+        max_line_bytes: args.max_line_bytes,
+    };
+    let mut names = Vec::new();
+    for path in &args.files {
+        expand(path, &mut names).with_context(|| format!("failed to list {}", path.display()))?;
+    }
+    let mut reports: Vec<(String, StreamReport)> = Vec::new();
+    let mut failed = false;
+    for name in names {
+        match check_path(&name, &options) {
+            Ok(report) => reports.push((name, report)),
+            Err(error) => {
+                eprintln!("asr-ctk: {error:#}");
+                failed = true;
+            }
+        }
+    }
+    let mut streams: Vec<StreamReport> = reports.iter().map(|(_, r)| r.clone()).collect();
+    check_related(&mut streams, &options);
+    let reports: Vec<FileReport> = reports
+        .into_iter()
+        .zip(streams)
+        .map(|((name, _), r)| FileReport::new(name, r))
+        .collect();
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    for report in &reports {
+        match args.format {
+            Format::Json => {
+                serde_json::to_writer(&mut out, report)?;
+                writeln!(out)?;
+            }
+            Format::Human => print_human(&mut out, report)?,
+        }
+    }
+    out.flush()?;
+    Ok(if failed {
+        exit::USAGE_OR_IO
+    } else if reports.iter().all(|r| r.valid) {
+        exit::OK
+    } else {
+        exit::INVALID
+    })
+}
+
+fn check_path(name: &str, options: &CheckOptions) -> Result<StreamReport> {
+    if name == "-" {
+        return check_reader(io::stdin().lock(), options).context("failed to read standard input");
+    }
+    let file = File::open(name).with_context(|| format!("failed to open {name}"))?;
+    check_reader(file, options).with_context(|| format!("failed to read {name}"))
+}
+
+fn expand(path: &Path, names: &mut Vec<String>) -> io::Result<()> {
+    if path.as_os_str() == "-" || !path.is_dir() {
+        names.push(path.to_string_lossy().into_owned());
+        return Ok(());
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<io::Result<_>>()?;
+    entries.sort();
+    for entry in entries {
+        if entry.is_dir() {
+            expand(&entry, names)?;
+        } else if entry.extension().is_some_and(|e| e == "jsonl") {
+            names.push(entry.to_string_lossy().into_owned());
+        }
+    }
+    Ok(())
+}
+
+fn print_human(out: &mut impl Write, report: &FileReport) -> io::Result<()> {
+    for d in &report.diagnostics {
+        let mark = if d.is_inferred() { " (inferred)" } else { "" };
+        let at = if d.pointer.is_empty() {
+            String::new()
+        } else {
+            format!(" at {}", d.pointer)
+        };
+        writeln!(
+            out,
+            "{}:{}: {}[{}]{mark}{at}: {}",
+            report.file, d.line, d.severity, d.rule, d.message
+        )?;
+    }
+    let c = report.counts;
+    writeln!(
+        out,
+        "{}: {}, {} records; ASR rules: {} errors, {} warnings, {} notices; inferred checks: {} errors, {} warnings, {} notices",
+        report.file,
+        if report.valid { "valid" } else { "invalid" },
+        report.records,
+        c.asr.error,
+        c.asr.warning,
+        c.asr.notice,
+        c.inferred.error,
+        c.inferred.warning,
+        c.inferred.notice
+    )
+}

@@ -1,0 +1,478 @@
+//! The stream checker: reads a stream line by line and reports, as [`Diagnostic`]s, every
+//! line that breaks a `stream`-checkable rule of the catalog or an inferred check.
+//!
+//! Memory grows with the number of record ids and references kept for cross-record
+//! checks, never with the size of text content: each line is dropped once checked, and a
+//! line longer than [`CheckOptions::max_line_bytes`] is read through without being kept.
+
+mod cross;
+mod record;
+mod related;
+
+use crate::catalog::Catalog;
+use crate::diagnostic::{Diagnostic, Severity, is_inferred_rule};
+use crate::json::{self, Failure};
+use crate::lines::{Line, LineReader};
+use crate::schema::Schemas;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::io::{self, BufReader, Read};
+
+pub use related::check_related;
+
+/// The default bound on one line: 64 MiB.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
+
+/// The format version the kit checks against.
+pub const FORMAT_VERSION: &str = "0.1";
+
+/// What to check.
+#[derive(Debug, Clone)]
+pub struct CheckOptions {
+    /// Run the inferred structural checks (`ASR-X-...`).
+    pub inferred: bool,
+    /// Rule ids whose findings are dropped.
+    pub disabled: BTreeSet<String>,
+    /// The longest line checked, in bytes; a longer one is reported and skipped.
+    pub max_line_bytes: usize,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions {
+            inferred: true,
+            disabled: BTreeSet::new(),
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+        }
+    }
+}
+
+impl CheckOptions {
+    /// Whether findings under `rule` are reported.
+    pub fn reports(&self, rule: &str) -> bool {
+        (self.inferred || !is_inferred_rule(rule)) && !self.disabled.contains(rule)
+    }
+}
+
+/// What the checker found in one stream.
+#[derive(Debug, Clone, Default)]
+pub struct StreamReport {
+    /// Lines read as JSON objects, the header included.
+    pub records: usize,
+    /// The findings, by line.
+    pub diagnostics: Vec<Diagnostic>,
+    /// What other streams checked together with this one need to know of it.
+    pub summary: StreamSummary,
+}
+
+impl StreamReport {
+    /// No finding of severity error.
+    pub fn valid(&self) -> bool {
+        !self
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+    }
+
+    /// How many findings of one severity, under ASR rules (`inferred` false) or inferred checks.
+    pub fn count(&self, severity: Severity, inferred: bool) -> usize {
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == severity && d.is_inferred() == inferred)
+            .count()
+    }
+}
+
+/// Facts about a stream that checks across streams use (ASR-406, ASR-412).
+#[derive(Debug, Clone, Default)]
+pub struct StreamSummary {
+    /// The stream's own session reference, canonical, when its header names it.
+    pub own_session: Option<String>,
+    /// The header's `spawnedBy` claim.
+    pub spawned_by: Option<SpawnClaim>,
+    /// The subagent announcements: canonical child session, callId, line.
+    pub announcements: Vec<(String, Option<String>, usize)>,
+    /// The producer declares lineage loss (`producer.lossy` names lineage).
+    pub lineage_lossy: bool,
+    /// Sessions the stream names, with the index of the ASR-406 notice about each.
+    pub named_sessions: Vec<(String, Option<usize>)>,
+}
+
+/// A child's claim to have been spawned by another session.
+#[derive(Debug, Clone)]
+pub struct SpawnClaim {
+    /// The parent, canonical.
+    pub session: String,
+    /// The delegating record in the parent, as written.
+    pub record: Option<String>,
+    /// The header's line.
+    pub line: usize,
+}
+
+/// Failure to read a stream (not a finding about it).
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    /// The reader failed.
+    #[error("failed to read the stream: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// Checks a whole stream from a reader.
+pub fn check_reader<R: Read>(
+    reader: R,
+    options: &CheckOptions,
+) -> Result<StreamReport, CheckError> {
+    let mut lines = LineReader::new(
+        BufReader::with_capacity(256 << 10, reader),
+        options.max_line_bytes,
+    );
+    let mut checker = Checker::new(options.clone());
+    while let Some(line) = lines.next_line()? {
+        checker.line(&line);
+    }
+    Ok(checker.finish())
+}
+
+/// Checks a stream held in memory.
+pub fn check_bytes(bytes: &[u8], options: &CheckOptions) -> StreamReport {
+    let mut lines = LineReader::new(bytes, options.max_line_bytes);
+    let mut checker = Checker::new(options.clone());
+    while let Ok(Some(line)) = lines.next_line() {
+        checker.line(&line);
+    }
+    checker.finish()
+}
+
+/// A finding before it is placed on a line.
+#[derive(Debug, Clone)]
+pub(crate) struct Finding {
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub pointer: String,
+    pub message: String,
+}
+
+impl Finding {
+    pub(crate) fn error(
+        rule: &'static str,
+        pointer: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Finding {
+            rule,
+            severity: Severity::Error,
+            pointer: pointer.into(),
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn warning(
+        rule: &'static str,
+        pointer: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Finding {
+            rule,
+            severity: Severity::Warning,
+            pointer: pointer.into(),
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn notice(
+        rule: &'static str,
+        pointer: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Finding {
+            rule,
+            severity: Severity::Notice,
+            pointer: pointer.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Where a record stands: its line, seq and id.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Place {
+    pub line: usize,
+    pub seq: Option<u64>,
+    pub id: Option<String>,
+}
+
+/// The streaming checker: feed it lines, then finish.
+#[derive(Debug)]
+pub struct Checker {
+    options: CheckOptions,
+    catalog: &'static Catalog,
+    schemas: &'static Schemas,
+    report: StreamReport,
+    state: cross::State,
+    crlf_noted: bool,
+    lines_seen: usize,
+}
+
+impl Checker {
+    /// A checker for one stream.
+    pub fn new(options: CheckOptions) -> Self {
+        Checker {
+            options,
+            catalog: Catalog::embedded(),
+            schemas: Schemas::embedded(),
+            report: StreamReport::default(),
+            state: cross::State::default(),
+            crlf_noted: false,
+            lines_seen: 0,
+        }
+    }
+
+    /// Checks one line.
+    pub fn line(&mut self, line: &Line<'_>) {
+        self.lines_seen += 1;
+        match *line {
+            Line::TooLong { number, len, .. } => {
+                let place = Place {
+                    line: number,
+                    ..Place::default()
+                };
+                let message = format!(
+                    "the line is {len} bytes long, over the limit of {} bytes; it was not checked \
+                     (raise the limit with --max-line-bytes)",
+                    self.options.max_line_bytes
+                );
+                self.emit(&place, Finding::error("ASR-X-006", "", message));
+                self.state.unreadable_line(number);
+            }
+            Line::Text {
+                number,
+                bytes,
+                newline,
+            } => self.text_line(number, bytes, newline),
+        }
+    }
+
+    fn text_line(&mut self, number: usize, mut bytes: &[u8], newline: bool) {
+        let place = Place {
+            line: number,
+            ..Place::default()
+        };
+        if number == 1 && bytes.starts_with(b"\xEF\xBB\xBF") {
+            bytes = &bytes[3..];
+            let message = "the stream starts with a UTF-8 byte order mark; JSON text must not (RFC 8259); \
+                           the rest of the line was checked without it";
+            self.emit(&place, Finding::error("ASR-X-002", "", message));
+        }
+        if bytes.last() == Some(&b'\r') && !self.crlf_noted {
+            self.crlf_noted = true;
+            let message = "lines end with CRLF (first here); accepted: the CR is JSON white space outside \
+                           every value, and no text is altered";
+            self.emit(&place, Finding::notice("ASR-X-019", "", message));
+        }
+        let text = match std::str::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => {
+                let message = format!(
+                    "the line is not UTF-8: invalid byte sequence at byte {} of the line; it was not checked",
+                    e.valid_up_to() + 1
+                );
+                self.emit(&place, Finding::error("ASR-X-001", "", message));
+                self.state.unreadable_line(number);
+                return;
+            }
+        };
+        if text.trim_matches([' ', '\t', '\r']).is_empty() {
+            self.emit(
+                &place,
+                Finding::error(
+                    "ASR-X-003",
+                    "",
+                    "the line is empty; every line is one JSON object",
+                ),
+            );
+            return;
+        }
+        let parsed = match json::parse(text) {
+            Ok(parsed) => parsed,
+            Err(failure) => {
+                let finding = match failure {
+                    Failure::TooDeep { column } => Finding::error(
+                        "ASR-X-006",
+                        "",
+                        format!(
+                            "nesting deeper than {} levels at column {column}; the line was not checked",
+                            json::MAX_DEPTH
+                        ),
+                    ),
+                    Failure::NumberOutOfRange { column } => Finding::error(
+                        "ASR-X-005",
+                        "",
+                        format!(
+                            "a number at column {column} is beyond the range of a double; the line was not checked"
+                        ),
+                    ),
+                    Failure::Syntax { eof: true, .. } if !newline => Finding::error(
+                        "ASR-X-003",
+                        "",
+                        "the last line is truncated: it has no final newline and its JSON ends in the middle of a value",
+                    ),
+                    Failure::Syntax {
+                        message, column, ..
+                    } => Finding::error(
+                        "ASR-X-003",
+                        "",
+                        format!("the line is not valid JSON: {message} at column {column}"),
+                    ),
+                };
+                self.emit(&place, finding);
+                self.state.unreadable_line(number);
+                return;
+            }
+        };
+        for pointer in &parsed.duplicates {
+            let message = format!(
+                "the member name at {pointer} appears twice in its object; the last one was checked"
+            );
+            self.emit(
+                &place,
+                Finding::error("ASR-X-004", pointer.clone(), message),
+            );
+        }
+        let Value::Object(ref object) = parsed.value else {
+            let message = format!(
+                "the line is a JSON {}, not an object",
+                kind_of(&parsed.value)
+            );
+            self.emit(&place, Finding::error("ASR-X-003", "", message));
+            self.state.unreadable_line(number);
+            return;
+        };
+        self.report.records += 1;
+        let place = Place {
+            line: number,
+            seq: object.get("seq").and_then(Value::as_u64),
+            id: object.get("id").and_then(Value::as_str).map(str::to_owned),
+        };
+        for finding in self.schemas.check(&parsed.value) {
+            let rule = self.static_rule(&finding.rule);
+            self.emit(
+                &place,
+                Finding {
+                    rule,
+                    severity: finding.severity,
+                    pointer: finding.pointer,
+                    message: finding.message,
+                },
+            );
+        }
+        for finding in record::check(object) {
+            self.emit(&place, finding);
+        }
+        let mut findings = Vec::new();
+        self.state.record(&place, object, &mut findings);
+        for (finding, at) in findings {
+            let place = at.unwrap_or_else(|| place.clone());
+            self.emit(&place, finding);
+        }
+    }
+
+    /// Ends the stream: resolves what waited for later records and returns the report.
+    pub fn finish(mut self) -> StreamReport {
+        let mut findings = Vec::new();
+        self.state.finish(self.lines_seen, &mut findings);
+        for (finding, place) in findings {
+            self.emit(&place.unwrap_or_default(), finding);
+        }
+        let mut report = std::mem::take(&mut self.report);
+        report.summary = self.state.summary();
+        let mut named = Vec::new();
+        for (session, place) in self.state.named_sessions() {
+            let finding = Finding::notice(
+                "ASR-406",
+                place.1.clone(),
+                format!(
+                    "names session {session}, which is not among the streams checked; a reference to a missing \
+                     session never makes a stream invalid, and readers report it as unresolved"
+                ),
+            );
+            let index = self.push(&mut report, &place.0, finding);
+            named.push((session.clone(), index));
+        }
+        report.summary.named_sessions = named;
+        sort_diagnostics(&mut report);
+        report
+    }
+
+    fn static_rule(&self, rule: &str) -> &'static str {
+        self.catalog
+            .rules
+            .iter()
+            .map(|r| r.id.as_str())
+            .chain(self.catalog.inferred.iter().map(|x| x.id.as_str()))
+            .find(|id| *id == rule)
+            .unwrap_or(crate::schema::FALLBACK_RULE)
+    }
+
+    fn emit(&mut self, place: &Place, finding: Finding) {
+        let mut report = std::mem::take(&mut self.report);
+        self.push(&mut report, place, finding);
+        self.report = report;
+    }
+
+    fn push(&self, report: &mut StreamReport, place: &Place, finding: Finding) -> Option<usize> {
+        if !self.options.reports(finding.rule) {
+            return None;
+        }
+        let requirement = self.catalog.summary(finding.rule).unwrap_or("");
+        let message = if requirement.is_empty() {
+            finding.message
+        } else {
+            format!(
+                "{}. {} requires: {requirement}",
+                finding.message, finding.rule
+            )
+        };
+        report.diagnostics.push(Diagnostic {
+            rule: finding.rule.to_owned(),
+            severity: finding.severity,
+            line: place.line.max(1),
+            seq: place.seq,
+            id: place.id.clone(),
+            pointer: finding.pointer,
+            message,
+        });
+        Some(report.diagnostics.len() - 1)
+    }
+}
+
+/// Sorts findings by line, keeping the order they were found in on one line, and keeps
+/// the indices of the ASR-406 notices pointing at the right entries.
+fn sort_diagnostics(report: &mut StreamReport) {
+    let mut order: Vec<usize> = (0..report.diagnostics.len()).collect();
+    order.sort_by_key(|&i| report.diagnostics[i].line);
+    let mut new_index = vec![0; order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_index[old] = new;
+    }
+    let mut sorted: Vec<Option<Diagnostic>> = std::mem::take(&mut report.diagnostics)
+        .into_iter()
+        .map(Some)
+        .collect();
+    report.diagnostics = order.iter().filter_map(|&i| sorted[i].take()).collect();
+    for (_, index) in &mut report.summary.named_sessions {
+        if let Some(i) = index {
+            *i = new_index[*i];
+        }
+    }
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}

@@ -1,0 +1,136 @@
+//! Checks within one record that a schema cannot express: indices between parts, ids
+//! between plan entries, empty content without a reason, the format version.
+
+use super::{FORMAT_VERSION, Finding};
+use crate::diagnostic::pointer_join;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// Findings about one record on its own.
+pub(crate) fn check(record: &Map<String, Value>) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
+    for member in ["content", "displayContent"] {
+        if let Some(Value::Array(parts)) = record.get(member) {
+            derivations(parts, &format!("/{member}"), &mut findings);
+        }
+    }
+    match kind {
+        "session" => format_version(record, &mut findings),
+        "message" => empty_content(record, &mut findings),
+        "plan" => {
+            if matches!(
+                record.get("planType").and_then(Value::as_str),
+                Some("document" | "goal")
+            ) {
+                empty_content(record, &mut findings);
+            }
+            if let Some(Value::Array(entries)) = record.get("entries") {
+                plan_entries(entries, &mut findings);
+            }
+        }
+        _ => {}
+    }
+    findings
+}
+
+/// ASR-233: `derivation.from` names another part of the same array.
+fn derivations(parts: &[Value], base: &str, findings: &mut Vec<Finding>) {
+    for (index, part) in parts.iter().enumerate() {
+        let Some(from) = part
+            .get("derivation")
+            .and_then(|d| d.get("from"))
+            .and_then(Value::as_u64)
+        else {
+            continue;
+        };
+        let pointer = format!("{base}/{index}/derivation/from");
+        if usize::try_from(from).is_ok_and(|from| from == index) {
+            findings.push(Finding::error(
+                "ASR-233",
+                pointer,
+                format!("derivation.from is {from}, the part's own index"),
+            ));
+        } else if usize::try_from(from).map_or(true, |from| from >= parts.len()) {
+            findings.push(Finding::error(
+                "ASR-233",
+                pointer,
+                format!(
+                    "derivation.from is {from}, but the array has {} parts",
+                    parts.len()
+                ),
+            ));
+        }
+    }
+}
+
+/// ASR-236: entry ids unique, and `blockedBy` names other entries of the same record.
+fn plan_entries(entries: &[Value], findings: &mut Vec<Finding>) {
+    let mut ids: HashMap<&str, usize> = HashMap::new();
+    for (index, entry) in entries.iter().enumerate() {
+        if let Some(id) = entry.get("entryId").and_then(Value::as_str) {
+            if let Some(first) = ids.insert(id, index) {
+                ids.insert(id, first);
+                findings.push(Finding::error(
+                    "ASR-236",
+                    format!("/entries/{index}/entryId"),
+                    format!("entryId `{id}` is already the id of entry {first}"),
+                ));
+            }
+        }
+    }
+    for (index, entry) in entries.iter().enumerate() {
+        let Some(Value::Array(blockers)) = entry.get("blockedBy") else {
+            continue;
+        };
+        let own = entry.get("entryId").and_then(Value::as_str);
+        for (n, blocker) in blockers.iter().enumerate() {
+            let Some(blocker) = blocker.as_str() else {
+                continue;
+            };
+            let pointer = format!("/entries/{index}/blockedBy/{n}");
+            if Some(blocker) == own {
+                findings.push(Finding::error(
+                    "ASR-236",
+                    pointer,
+                    format!("entry `{blocker}` is blocked by itself"),
+                ));
+            } else if !ids.contains_key(blocker) {
+                findings.push(Finding::error(
+                    "ASR-236",
+                    pointer,
+                    format!("blockedBy names `{blocker}`, which is no entryId of this plan record"),
+                ));
+            }
+        }
+    }
+}
+
+/// ASR-X-017: an empty content array says why through `capture.content`.
+fn empty_content(record: &Map<String, Value>, findings: &mut Vec<Finding>) {
+    let empty = matches!(record.get("content"), Some(Value::Array(parts)) if parts.is_empty());
+    let explained = record
+        .get("capture")
+        .and_then(|c| c.get("content"))
+        .is_some();
+    if empty && !explained {
+        findings.push(Finding::warning(
+            "ASR-X-017",
+            "/content",
+            "content is empty and no capture.content state says why",
+        ));
+    }
+}
+
+/// ASR-X-020: the header's format version is one the kit knows.
+fn format_version(record: &Map<String, Value>, findings: &mut Vec<Finding>) {
+    if let Some(version) = record.get("formatVersion").and_then(Value::as_str) {
+        if version != FORMAT_VERSION {
+            findings.push(Finding::notice(
+                "ASR-X-020",
+                pointer_join("", "formatVersion"),
+                format!("formatVersion is {version:?}; the kit knows {FORMAT_VERSION:?} and checked the stream against it"),
+            ));
+        }
+    }
+}
