@@ -1,1 +1,154 @@
-fn main() {}
+//! Validation throughput and memory.
+//!
+//! `cargo bench -p asr-suite --bench validate` generates a realistic stream of 200 MB and
+//! reports, in one run: the median throughput of validating it, the median throughput of
+//! parsing the same lines with serde_json into `serde_json::Value` and nothing else, their
+//! ratio, and the peak memory of validating streams with the same records and 4 times the
+//! text, and with 4 times the records. Options after `--`: `--mb N` (stream size, default
+//! 200), `--runs N` (default 5).
+
+use asr_suite::check::{CheckOptions, check_reader};
+use asr_suite::generate::{Shape, realistic_stream};
+use asr_suite::lines::{Line, LineReader};
+use std::fs::File;
+use std::io::{BufReader, BufWriter};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|a| a == "--child-validate") {
+        child_validate(Path::new(&args[at + 1]));
+        return;
+    }
+    let number = |flag: &str, default: u64| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|at| args.get(at + 1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let mb = number("--mb", 200);
+    let runs = number("--runs", 5);
+    let dir = std::env::temp_dir().join(format!("asr-ctk-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+
+    let big = dir.join("stream.jsonl");
+    let generated = generate(&big, Shape::bytes(1, mb << 20));
+    let size = generated as f64 / 1e6;
+    println!("stream: {} ({size:.1} MB)", big.display());
+
+    let mut parse = Vec::new();
+    let mut validate = Vec::new();
+    for _ in 0..runs {
+        parse.push(time(|| parse_only(&big)));
+        validate.push(time(|| validate_file(&big)));
+    }
+    let parse = median(&mut parse);
+    let validate = median(&mut validate);
+    println!(
+        "parse only (serde_json::Value): median {parse:.3} s, {:.1} MB/s",
+        size / parse
+    );
+    println!(
+        "validate:                       median {validate:.3} s, {:.1} MB/s",
+        size / validate
+    );
+    println!(
+        "validate / parse-only throughput: {:.0}%",
+        100.0 * parse / validate
+    );
+
+    let turns = 2_000;
+    let base = dir.join("base.jsonl");
+    let text4 = dir.join("text4.jsonl");
+    let records4 = dir.join("records4.jsonl");
+    let sizes = [
+        generate(&base, Shape::turns(2, turns, 1)),
+        generate(&text4, Shape::turns(2, turns, 4)),
+        generate(&records4, Shape::turns(2, turns * 4, 1)),
+    ];
+    for (label, path, bytes) in [
+        ("base", &base, sizes[0]),
+        ("same records, 4x text", &text4, sizes[1]),
+        ("4x records, same text", &records4, sizes[2]),
+    ] {
+        let peak = child_peak_kib(path);
+        println!(
+            "peak memory validating {label:<22} ({:>6.1} MB): {:>7.1} MiB",
+            bytes as f64 / 1e6,
+            peak as f64 / 1024.0
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+fn generate(path: &PathBuf, shape: Shape) -> u64 {
+    let mut out = BufWriter::new(File::create(path).expect("create stream"));
+    realistic_stream(&mut out, shape)
+        .expect("write stream")
+        .bytes
+}
+
+fn time(f: impl FnOnce() -> usize) -> f64 {
+    let start = Instant::now();
+    let count = f();
+    let elapsed = start.elapsed().as_secs_f64();
+    assert!(count > 0);
+    elapsed
+}
+
+fn median(samples: &mut [f64]) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+/// Reads the lines as the checker does and parses each into a Value, nothing else.
+fn parse_only(path: &Path) -> usize {
+    let file = BufReader::with_capacity(256 << 10, File::open(path).expect("open"));
+    let mut lines = LineReader::new(file, usize::MAX);
+    let mut count = 0;
+    while let Some(line) = lines.next_line().expect("read") {
+        if let Line::Text { bytes, .. } = line {
+            let value: serde_json::Value = serde_json::from_slice(bytes).expect("valid JSON");
+            count += usize::from(value.is_object());
+        }
+    }
+    count
+}
+
+fn validate_file(path: &Path) -> usize {
+    let report =
+        check_reader(File::open(path).expect("open"), &CheckOptions::default()).expect("read");
+    assert!(report.valid(), "the generated stream is valid");
+    report.records
+}
+
+fn child_validate(path: &Path) {
+    let records = validate_file(path);
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let peak = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .unwrap_or("VmHWM: 0 kB");
+    println!(
+        "{records} {}",
+        peak.split_whitespace().nth(1).unwrap_or("0")
+    );
+}
+
+/// Peak resident memory, in KiB, of a fresh process that validates `path`.
+fn child_peak_kib(path: &Path) -> u64 {
+    let exe = std::env::current_exe().expect("own path");
+    let output = Command::new(exe)
+        .arg("--child-validate")
+        .arg(path)
+        .output()
+        .expect("run child");
+    let text = String::from_utf8_lossy(&output.stdout);
+    text.split_whitespace()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}

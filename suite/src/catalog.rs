@@ -256,6 +256,96 @@ impl Catalog {
     }
 }
 
+/// How the catalog and a spec text differ.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SpecComparison {
+    /// Rules the spec states that the catalog does not have.
+    pub new: Vec<String>,
+    /// Rules whose statement text changed: id, catalog fingerprint, spec fingerprint.
+    pub changed: Vec<(String, String, String)>,
+    /// Rules in the catalog that the spec no longer states.
+    pub gone: Vec<String>,
+    /// Rules whose requirement keywords in the spec differ from the catalog's `levels`.
+    pub levels: Vec<String>,
+    /// Rules the spec cites without stating that the catalog does not list as cited, and
+    /// cited entries the spec no longer cites.
+    pub cited: Vec<String>,
+}
+
+impl SpecComparison {
+    /// The catalog and the spec agree.
+    pub fn agrees(&self) -> bool {
+        self.new.is_empty()
+            && self.changed.is_empty()
+            && self.gone.is_empty()
+            && self.levels.is_empty()
+            && self.cited.is_empty()
+    }
+}
+
+impl Catalog {
+    /// Compares the catalog with the statements of a spec text.
+    pub fn compare(&self, spec: &crate::spec::SpecText) -> SpecComparison {
+        let mut comparison = SpecComparison::default();
+        for statement in &spec.statements {
+            match self.rule(&statement.id) {
+                None => comparison.new.push(statement.id.clone()),
+                Some(rule) => {
+                    let fingerprint = statement.fingerprint();
+                    if rule.fingerprint != fingerprint {
+                        comparison.changed.push((
+                            rule.id.clone(),
+                            rule.fingerprint.clone(),
+                            fingerprint,
+                        ));
+                    }
+                    if rule.levels != levels_of(&statement.text) {
+                        comparison.levels.push(rule.id.clone());
+                    }
+                }
+            }
+        }
+        for rule in &self.rules {
+            if !spec.statements.iter().any(|s| s.id == rule.id) {
+                comparison.gone.push(rule.id.clone());
+            }
+        }
+        let listed: BTreeSet<&str> = self.cited.iter().map(|c| c.id.as_str()).collect();
+        let cited: BTreeSet<&str> = spec.cited.keys().map(String::as_str).collect();
+        comparison.cited = listed
+            .symmetric_difference(&cited)
+            .map(|id| (*id).to_owned())
+            .collect();
+        comparison
+    }
+}
+
+/// The requirement keywords a statement uses, in catalog order.
+pub fn levels_of(statement: &str) -> Vec<Level> {
+    let mut rest = statement.to_owned();
+    let mut levels = Vec::new();
+    for (word, level) in [
+        ("MUST NOT", Level::MustNot),
+        ("SHOULD NOT", Level::ShouldNot),
+    ] {
+        if rest.contains(word) {
+            levels.push(level);
+            rest = rest.replace(word, "");
+        }
+    }
+    for (word, level) in [
+        ("MUST", Level::Must),
+        ("SHOULD", Level::Should),
+        ("MAY", Level::May),
+    ] {
+        if rest.contains(word) {
+            levels.push(level);
+        }
+    }
+    levels.sort();
+    levels
+}
+
 fn is_rule_id(id: &str) -> bool {
     id.len() == 7 && id.starts_with("ASR-") && id[4..].bytes().all(|b| b.is_ascii_digit())
 }

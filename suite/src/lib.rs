@@ -4,6 +4,7 @@
 pub mod catalog;
 pub mod check;
 pub mod diagnostic;
+pub mod generate;
 pub mod json;
 pub mod lines;
 pub mod refs;

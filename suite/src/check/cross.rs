@@ -57,7 +57,7 @@ pub(crate) struct State {
     first_line_done: bool,
     header_line: Option<usize>,
     first_not_header_reported: bool,
-    last_seq: Option<(u64, usize)>,
+    highest_seq: Option<(u64, usize)>,
     records: HashMap<String, RecordInfo>,
     native: HashMap<String, Vec<String>>,
     conversations: HashSet<String>,
@@ -151,22 +151,38 @@ impl State {
     }
 
     fn seq_order(&mut self, place: &Place, record: &Map<String, Value>, out: &mut Out) {
-        let Some(seq) = place.seq else { return };
-        if record.get("seq").is_some_and(Value::is_u64) {
-            if let Some((last, line)) = self.last_seq {
-                if seq <= last {
-                    out.push((
-                        Finding::error(
-                            "ASR-X-008",
-                            "/seq",
-                            format!("seq {seq} is not higher than seq {last} at line {line}"),
-                        ),
-                        None,
-                    ));
-                }
+        let Some(value) = record.get("seq") else {
+            return;
+        };
+        let Some(seq) = place.seq else {
+            // The schema reports fractions and negatives; an integral value that is still no
+            // u64 (1e23, 5.0) would pass it.
+            if value.as_f64().is_some_and(|v| v.fract() == 0.0 && v >= 0.0) {
+                out.push((
+                    Finding::error(
+                        "ASR-X-008",
+                        "/seq",
+                        format!("seq {value} is not an integer from 0 to 2^64-1 written as one"),
+                    ),
+                    None,
+                ));
             }
-            self.last_seq = Some((seq, place.line));
+            return;
+        };
+        if let Some((highest, line)) = self.highest_seq {
+            if seq <= highest {
+                out.push((
+                    Finding::error(
+                        "ASR-X-008",
+                        "/seq",
+                        format!("seq {seq} is not higher than seq {highest} at line {line}"),
+                    ),
+                    None,
+                ));
+                return;
+            }
         }
+        self.highest_seq = Some((seq, place.line));
     }
 
     fn header(&mut self, place: &Place, record: &Map<String, Value>) {

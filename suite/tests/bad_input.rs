@@ -1,0 +1,297 @@
+//! Untrusted input: every kind of broken stream gets a clear finding with its line and rule,
+//! the check goes on with the next line where that makes sense, and nothing panics or hangs.
+
+use asr_suite::check::{CheckOptions, StreamReport, check_bytes, check_reader};
+use asr_suite::diagnostic::Severity;
+
+const HEADER: &str = r#"{"type":"session","seq":0,"id":"h","formatVersion":"0.1","agent":{"name":"codex"},"sessionId":"019a3c2e"}"#;
+
+fn message(seq: u64) -> String {
+    format!(
+        r#"{{"type":"message","seq":{seq},"id":"r{seq}","messageId":"m{seq}","role":"user","content":[{{"type":"text","text":"hi"}}]}}"#
+    )
+}
+
+fn check(bytes: &[u8]) -> StreamReport {
+    check_bytes(bytes, &CheckOptions::default())
+}
+
+/// (rule, line, severity) of every finding.
+fn found(report: &StreamReport) -> Vec<(String, usize, Severity)> {
+    report
+        .diagnostics
+        .iter()
+        .map(|d| (d.rule.clone(), d.line, d.severity))
+        .collect()
+}
+
+fn errors(report: &StreamReport) -> Vec<(String, usize)> {
+    report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| (d.rule.clone(), d.line))
+        .collect()
+}
+
+fn stream(lines: &[&str]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for line in lines {
+        out.extend_from_slice(line.as_bytes());
+        out.push(b'\n');
+    }
+    out
+}
+
+#[test]
+fn a_valid_stream_has_no_finding() {
+    let report = check(&stream(&[HEADER, &message(1), &message(2)]));
+    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+    assert_eq!(report.records, 3);
+    assert!(report.valid());
+}
+
+#[test]
+fn an_empty_file_is_reported_at_line_1() {
+    let report = check(b"");
+    assert_eq!(errors(&report), [("ASR-X-007".into(), 1)]);
+    assert!(report.diagnostics[0].message.contains("empty"));
+    assert_eq!(report.records, 0);
+}
+
+#[test]
+fn a_stream_without_a_header_is_reported_once() {
+    let report = check(&stream(&[&message(1), &message(2)]));
+    assert_eq!(errors(&report), [("ASR-X-007".into(), 1)]);
+}
+
+#[test]
+fn a_header_that_is_not_first_is_reported_where_it_stands_too() {
+    let report = check(&stream(&[&message(1), HEADER, &message(2)]));
+    let errs = errors(&report);
+    assert!(errs.contains(&("ASR-X-007".into(), 1)), "{errs:?}");
+    assert!(errs.contains(&("ASR-X-007".into(), 2)), "{errs:?}");
+    // seq 0 after seq 1 is also out of order.
+    assert!(errs.contains(&("ASR-X-008".into(), 2)), "{errs:?}");
+}
+
+#[test]
+fn a_second_header_is_reported() {
+    let second = HEADER.replace(r#""seq":0,"id":"h""#, r#""seq":2,"id":"h2""#);
+    let report = check(&stream(&[HEADER, &message(1), &second]));
+    let errs = errors(&report);
+    assert!(errs.contains(&("ASR-X-007".into(), 3)), "{errs:?}");
+}
+
+#[test]
+fn invalid_json_is_reported_and_the_next_line_is_still_checked() {
+    let bad_next = message(3).replace(r#""role":"user","#, "");
+    let report = check(&stream(&[
+        HEADER,
+        r#"{"type":"message","seq":1,"#,
+        &message(2),
+        &bad_next,
+    ]));
+    let errs = errors(&report);
+    assert_eq!(errs, [("ASR-X-003".into(), 2), ("ASR-200".into(), 4)]);
+    assert!(
+        report.diagnostics[0].message.contains("not valid JSON"),
+        "{}",
+        report.diagnostics[0].message
+    );
+    assert!(report.diagnostics[0].message.contains("column"));
+    assert_eq!(report.records, 3);
+}
+
+#[test]
+fn values_that_are_not_objects_and_empty_lines_are_reported() {
+    let report = check(&stream(&[
+        HEADER,
+        "[1,2]",
+        "",
+        "  ",
+        "\"text\"",
+        &message(1),
+    ]));
+    assert_eq!(
+        errors(&report),
+        [
+            ("ASR-X-003".into(), 2),
+            ("ASR-X-003".into(), 3),
+            ("ASR-X-003".into(), 4),
+            ("ASR-X-003".into(), 5)
+        ]
+    );
+}
+
+#[test]
+fn invalid_utf8_is_reported_with_its_offset_and_the_next_line_is_checked() {
+    let mut bytes = stream(&[HEADER]);
+    bytes.extend_from_slice(b"{\"type\":\"message\",\"text\":\"caf\xE9\"}\n");
+    bytes.extend_from_slice(message(2).as_bytes());
+    bytes.push(b'\n');
+    let report = check(&bytes);
+    assert_eq!(errors(&report), [("ASR-X-001".into(), 2)]);
+    assert!(
+        report.diagnostics[0].message.contains("byte 30"),
+        "{}",
+        report.diagnostics[0].message
+    );
+    assert_eq!(report.records, 2);
+}
+
+#[test]
+fn a_byte_order_mark_is_reported_and_line_1_is_checked_without_it() {
+    let mut bytes = b"\xEF\xBB\xBF".to_vec();
+    bytes.extend_from_slice(&stream(&[HEADER, &message(1)]));
+    let report = check(&bytes);
+    assert_eq!(errors(&report), [("ASR-X-002".into(), 1)]);
+    assert_eq!(report.records, 2);
+}
+
+#[test]
+fn crlf_line_endings_are_accepted_noted_once_and_leave_text_alone() {
+    let text = message(1).replace("\"hi\"", "\"line one\\r\\nline two\"");
+    let bytes = format!("{HEADER}\r\n{text}\r\n{}\r\n", message(2));
+    let report = check(bytes.as_bytes());
+    assert_eq!(found(&report), [("ASR-X-019".into(), 1, Severity::Notice)]);
+    assert!(report.valid());
+}
+
+#[test]
+fn a_truncated_last_line_is_named_as_such() {
+    let full = message(2);
+    let bytes = format!("{HEADER}\n{}\n{}", message(1), &full[..full.len() - 10]);
+    let report = check(bytes.as_bytes());
+    assert_eq!(errors(&report), [("ASR-X-003".into(), 3)]);
+    assert!(
+        report.diagnostics[0].message.contains("truncated"),
+        "{}",
+        report.diagnostics[0].message
+    );
+}
+
+#[test]
+fn a_complete_last_line_without_newline_is_fine() {
+    let bytes = format!("{HEADER}\n{}", message(1));
+    assert!(check(bytes.as_bytes()).diagnostics.is_empty());
+}
+
+#[test]
+fn a_100_mb_line_over_the_limit_is_skipped_without_being_kept() {
+    let huge = format!(
+        r#"{{"type":"message","seq":1,"id":"r1","messageId":"m1","role":"tool","content":[{{"type":"text","text":"{}"}}]}}"#,
+        "x".repeat(100 << 20)
+    );
+    let bytes = format!("{HEADER}\n{huge}\n{}\n", message(2));
+    let report = check_reader(bytes.as_bytes(), &CheckOptions::default()).expect("in-memory read");
+    assert_eq!(errors(&report), [("ASR-X-006".into(), 2)]);
+    assert!(report.diagnostics[0].message.contains("--max-line-bytes"));
+    assert_eq!(report.records, 2);
+    // With the limit raised, the same line is checked like any other.
+    let options = CheckOptions {
+        max_line_bytes: 128 << 20,
+        ..CheckOptions::default()
+    };
+    let report = check_reader(bytes.as_bytes(), &options).expect("in-memory read");
+    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+    assert_eq!(report.records, 3);
+}
+
+#[test]
+fn nesting_10000_deep_is_reported_not_overflowed() {
+    let deep = format!(
+        r#"{{"type":"message","seq":1,"id":"r1","messageId":"m1","role":"user","content":[{{"type":"data","data":{}{}}}]}}"#,
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    let report = check(&stream(&[HEADER, &deep, &message(2)]));
+    assert_eq!(errors(&report), [("ASR-X-006".into(), 2)]);
+    assert!(report.diagnostics[0].message.contains("128"));
+}
+
+#[test]
+fn duplicate_keys_are_reported_with_their_pointer() {
+    let dup = message(1).replace(r#""role":"user""#, r#""role":"user","role":"assistant""#);
+    let report = check(&stream(&[HEADER, &dup]));
+    assert_eq!(errors(&report), [("ASR-X-004".into(), 2)]);
+    assert_eq!(report.diagnostics[0].pointer, "/role");
+}
+
+#[test]
+fn numbers_beyond_a_double_are_reported_and_beyond_i64_do_not_pass_as_seq() {
+    let overflow = message(1).replace(r#""text":"hi""#, r#""text":"hi","size":1e400"#);
+    let report = check(&stream(&[HEADER, &overflow]));
+    assert_eq!(errors(&report), [("ASR-X-005".into(), 2)]);
+    let big_seq = message(1).replace(r#""seq":1"#, r#""seq":99999999999999999999999"#);
+    let report = check(&stream(&[HEADER, &big_seq]));
+    assert_eq!(errors(&report), [("ASR-X-008".into(), 2)]);
+    assert_eq!(report.diagnostics[0].pointer, "/seq");
+}
+
+#[test]
+fn seq_that_is_not_an_integer_or_does_not_increase_is_reported() {
+    let text_seq = message(1).replace(r#""seq":1"#, r#""seq":"1""#);
+    let float_seq = message(2).replace(r#""seq":2"#, r#""seq":2.5"#);
+    let negative = message(3).replace(r#""seq":3"#, r#""seq":-3"#);
+    let report = check(&stream(&[
+        HEADER,
+        &text_seq,
+        &float_seq,
+        &negative,
+        &message(5),
+        &message(4),
+        &message(5).replace("r5", "r5b"),
+    ]));
+    assert_eq!(
+        errors(&report),
+        [
+            ("ASR-X-008".into(), 2),
+            ("ASR-X-008".into(), 3),
+            ("ASR-X-008".into(), 4),
+            ("ASR-X-008".into(), 6),
+            ("ASR-X-008".into(), 7)
+        ]
+    );
+    assert!(
+        report.diagnostics[3]
+            .message
+            .contains("not higher than seq 5 at line 5"),
+        "{}",
+        report.diagnostics[3].message
+    );
+}
+
+#[test]
+fn duplicate_ids_are_reported_with_the_first_line() {
+    let again = message(2).replace(r#""id":"r2""#, r#""id":"r1""#);
+    let report = check(&stream(&[HEADER, &message(1), &again]));
+    assert_eq!(errors(&report), [("ASR-X-009".into(), 3)]);
+    assert!(report.diagnostics[0].message.contains("line 2"));
+}
+
+#[test]
+fn binary_garbage_does_not_panic() {
+    let mut bytes: Vec<u8> = (0..=255u8).cycle().take(10_000).collect();
+    bytes.extend_from_slice(b"\n\0\0\0\n\r\r\r\n\xFF\n");
+    let report = check(&bytes);
+    assert!(!report.valid());
+    assert!(report.diagnostics.iter().all(|d| d.line >= 1));
+}
+
+#[test]
+fn switching_inferred_checks_off_keeps_only_asr_rules() {
+    let bad_next = message(2).replace(r#""role":"user","#, "");
+    let bytes = stream(&[r#"{"type":"message""#, &bad_next]);
+    let options = CheckOptions {
+        inferred: false,
+        ..CheckOptions::default()
+    };
+    let report = check_bytes(&bytes, &options);
+    assert_eq!(errors(&report), [("ASR-200".into(), 2)]);
+    let mut options = CheckOptions::default();
+    options.disabled.insert("ASR-200".into());
+    let report = check_bytes(&bytes, &options);
+    assert!(errors(&report).iter().all(|(rule, _)| rule != "ASR-200"));
+    assert!(!errors(&report).is_empty());
+}
