@@ -4,7 +4,9 @@
 //! Every schema has an `$id` under [`BASE_URI`], a name that is never fetched: all schemas
 //! are compiled into the kit and resolved locally. A subschema names the rule its failures
 //! break with `x-asr-rule` (and `x-asr-severity` when that is not `error`); a failure takes
-//! the innermost name on its evaluation path, `$ref`s followed.
+//! the innermost name on its evaluation path, `$ref`s followed. The schema that holds a
+//! failing keyword may word the finding with `x-asr-message` (an object keyed by keyword)
+//! and point it at a member with `x-asr-pointer`.
 
 use crate::diagnostic::{Severity, push_token};
 use jsonschema::{Draft, Registry, ValidationError, Validator};
@@ -172,6 +174,9 @@ impl Schemas {
     fn map(&self, error: &ValidationError<'_>) -> SchemaFinding {
         let annotation = self.annotation(error.evaluation_path().as_str());
         let mut pointer = error.instance_path().as_str().to_owned();
+        if let Some(token) = &annotation.pointer {
+            push_token(&mut pointer, token);
+        }
         let message = match error.kind() {
             jsonschema::error::ValidationErrorKind::Required { property } => {
                 let name = property.as_str().unwrap_or_default();
@@ -180,7 +185,6 @@ impl Schemas {
             }
             _ => annotation
                 .message
-                .clone()
                 .unwrap_or_else(|| short(&error.to_string())),
         };
         SchemaFinding {
@@ -191,12 +195,14 @@ impl Schemas {
         }
     }
 
-    /// The innermost rule annotation on an evaluation path, `$ref`s followed.
+    /// The innermost rule annotation on an evaluation path, `$ref`s followed, and the
+    /// message and pointer that the schema holding the failing keyword gives for it.
     fn annotation(&self, evaluation_path: &str) -> Annotation {
         let mut found = Annotation {
             rule: FALLBACK_RULE.to_owned(),
             severity: Severity::Error,
             message: None,
+            pointer: None,
         };
         let Some(root) = self
             .documents
@@ -208,8 +214,24 @@ impl Schemas {
         let mut base = root.clone();
         let mut node = &self.documents[root];
         found.take(node);
-        for token in evaluation_path.split('/').skip(1) {
-            let token = token.replace("~1", "/").replace("~0", "~");
+        let tokens: Vec<String> = evaluation_path
+            .split('/')
+            .skip(1)
+            .map(|t| t.replace("~1", "/").replace("~0", "~"))
+            .collect();
+        for (index, token) in tokens.iter().enumerate() {
+            if index + 1 == tokens.len() {
+                // The last token is the failing keyword; `node` is the schema that holds it.
+                found.message = node
+                    .get("x-asr-message")
+                    .and_then(|m| m.get(token))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                found.pointer = node
+                    .get("x-asr-pointer")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+            }
             let next = if token == "$ref" {
                 let Some(reference) = node.get("$ref").and_then(Value::as_str) else {
                     break;
@@ -221,7 +243,7 @@ impl Schemas {
                 self.documents.get(&base).and_then(|d| d.pointer(fragment))
             } else {
                 match node {
-                    Value::Object(map) => map.get(&token),
+                    Value::Object(map) => map.get(token),
                     Value::Array(items) => token.parse::<usize>().ok().and_then(|i| items.get(i)),
                     _ => None,
                 }
@@ -238,21 +260,18 @@ struct Annotation {
     rule: String,
     severity: Severity,
     message: Option<String>,
+    pointer: Option<String>,
 }
 
 impl Annotation {
     fn take(&mut self, node: &Value) {
         if let Some(rule) = node.get("x-asr-rule").and_then(Value::as_str) {
-            self.rule = rule.to_owned();
+            rule.clone_into(&mut self.rule);
             self.severity = match node.get("x-asr-severity").and_then(Value::as_str) {
                 Some("warning") => Severity::Warning,
                 Some("notice") => Severity::Notice,
                 _ => Severity::Error,
             };
-            self.message = None;
-        }
-        if let Some(message) = node.get("x-asr-message").and_then(Value::as_str) {
-            self.message = Some(message.to_owned());
         }
     }
 }

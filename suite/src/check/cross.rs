@@ -319,7 +319,7 @@ impl State {
                     None if supersedes.is_none() => out.push((
                         Finding::error(
                             "ASR-222",
-                            "",
+                            "/supersedes",
                             format!("plan {plan_id:?} already has a state ({latest}); a later state must supersede it"),
                         ),
                         None,
@@ -391,7 +391,7 @@ impl State {
                     None if supersedes.is_none() => out.push((
                         Finding::error(
                             "ASR-424",
-                            "",
+                            "/supersedes",
                             format!(
                                 "a second announcement of the delegation {name} (first at line {}); a change of the \
                                  child's state must supersede {}",

@@ -1,0 +1,254 @@
+//! The `asr-ctk` command as users run it: exit statuses, output formats, bad arguments.
+
+use asr_suite::catalog::Catalog;
+use asr_suite::report::FileReport;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+const HEADER: &str = r#"{"type":"session","seq":0,"id":"h","formatVersion":"0.1","agent":{"name":"codex"},"sessionId":"019a3c2e"}"#;
+const MESSAGE: &str = r#"{"type":"message","seq":1,"id":"r1","messageId":"m1","role":"user","content":[{"type":"text","text":"Fix the failing parser test."}]}"#;
+const IMAGE_BOTH: &str = r#"{"type":"message","seq":2,"id":"r2","messageId":"m2","role":"user","content":[{"type":"image","mimeType":"image/png","data":"AA==","blob":{"blob":"sha256:0f"}}]}"#;
+
+fn asr_ctk(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_asr-ctk"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("asr-ctk runs");
+    let mut input = child.stdin.take().expect("stdin");
+    input
+        .write_all(stdin.unwrap_or("").as_bytes())
+        .expect("write stdin");
+    drop(input);
+    child.wait_with_output().expect("asr-ctk ends")
+}
+
+fn dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("asr-ctk-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn file(dir: &PathBuf, name: &str, lines: &[&str]) -> String {
+    let path = dir.join(name);
+    let mut text = lines.join("\n");
+    text.push('\n');
+    std::fs::write(&path, text).expect("write stream");
+    path.to_string_lossy().into_owned()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn a_valid_stream_exits_0_and_says_valid() {
+    let d = dir("valid");
+    let path = file(&d, "ok.jsonl", &[HEADER, MESSAGE]);
+    let output = asr_ctk(&["validate", &path], None);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(
+        stdout(&output).contains(&format!("{path}: valid, 2 records")),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn an_invalid_stream_exits_1_with_compiler_like_lines() {
+    let d = dir("invalid");
+    let path = file(&d, "bad.jsonl", &[HEADER, MESSAGE, IMAGE_BOTH]);
+    let output = asr_ctk(&["validate", &path], None);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    assert!(
+        text.contains(&format!("{path}:3: error[ASR-212] at /content/0: ")),
+        "{text}"
+    );
+    assert!(text.contains("ASR-212 requires:"), "{text}");
+    assert!(text.contains("invalid"), "{text}");
+}
+
+#[test]
+fn json_output_is_one_report_per_file_matching_its_schema() {
+    let d = dir("json");
+    let good = file(&d, "a.jsonl", &[HEADER, MESSAGE]);
+    let bad = file(&d, "b.jsonl", &[HEADER, MESSAGE, IMAGE_BOTH]);
+    let output = asr_ctk(&["validate", "--format", "json", &good, &bad], None);
+    assert_eq!(output.status.code(), Some(1));
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../schemas/validation.schema.json"))
+            .expect("schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let text = stdout(&output);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    for line in &lines {
+        let value: serde_json::Value = serde_json::from_str(line).expect("each line is JSON");
+        let errors: Vec<String> = validator
+            .iter_errors(&value)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+    let first: FileReport = serde_json::from_str(lines[0]).expect("a report");
+    let second: FileReport = serde_json::from_str(lines[1]).expect("a report");
+    assert!(first.valid && first.diagnostics.is_empty() && first.records == 2);
+    assert!(!second.valid);
+    assert_eq!(second.counts.asr.error, 1);
+    let d = &second.diagnostics[0];
+    assert_eq!(
+        (
+            d.rule.as_str(),
+            d.line,
+            d.seq,
+            d.id.as_deref(),
+            d.pointer.as_str()
+        ),
+        ("ASR-212", 3, Some(2), Some("r2"), "/content/0")
+    );
+}
+
+#[test]
+fn the_schema_refuses_a_report_with_a_renamed_member() {
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../schemas/validation.schema.json"))
+            .expect("schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let renamed = serde_json::json!({"file": "f", "valid": true, "count": 1, "diagnostics": [],
+        "counts": {"asr": {"error": 0, "warning": 0, "notice": 0}, "inferred": {"error": 0, "warning": 0, "notice": 0}}});
+    assert!(!validator.is_valid(&renamed));
+}
+
+#[test]
+fn standard_input_is_read_for_a_dash() {
+    let output = asr_ctk(
+        &["validate", "--format", "json", "-"],
+        Some(&format!("{HEADER}\n{IMAGE_BOTH}\n")),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let report: FileReport = serde_json::from_str(stdout(&output).trim()).expect("a report");
+    assert_eq!(report.file, "-");
+    assert_eq!(report.diagnostics[0].rule, "ASR-212");
+}
+
+#[test]
+fn unreadable_files_and_bad_arguments_exit_2() {
+    let missing = asr_ctk(&["validate", "/nonexistent/asr-ctk/stream.jsonl"], None);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("failed to open"));
+    assert_eq!(asr_ctk(&["validate"], None).status.code(), Some(2));
+    assert_eq!(
+        asr_ctk(&["validate", "--format", "xml", "-"], None)
+            .status
+            .code(),
+        Some(2)
+    );
+    let unknown = asr_ctk(&["validate", "--disable", "ASR-999", "-"], Some(HEADER));
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("ASR-999"));
+    assert_eq!(asr_ctk(&["frobnicate"], None).status.code(), Some(2));
+}
+
+#[test]
+fn inferred_checks_can_be_switched_off_or_disabled_one_by_one() {
+    let garbage = format!("{HEADER}\nnot json\n");
+    assert_eq!(
+        asr_ctk(&["validate", "-"], Some(&garbage)).status.code(),
+        Some(1)
+    );
+    assert_eq!(
+        asr_ctk(&["validate", "--no-inferred", "-"], Some(&garbage))
+            .status
+            .code(),
+        Some(0)
+    );
+    assert_eq!(
+        asr_ctk(&["validate", "--disable", "ASR-X-003", "-"], Some(&garbage))
+            .status
+            .code(),
+        Some(0)
+    );
+    let bad = format!("{HEADER}\n{IMAGE_BOTH}\n");
+    assert_eq!(
+        asr_ctk(&["validate", "--no-inferred", "-"], Some(&bad))
+            .status
+            .code(),
+        Some(1)
+    );
+}
+
+#[test]
+fn a_directory_stands_for_its_streams_and_related_streams_resolve_each_other() {
+    let d = dir("related");
+    let parent = r#"{"type":"session","seq":0,"id":"h","formatVersion":"0.1","agent":{"name":"claude-code"},"sessionId":"0f3c2a7e"}"#;
+    let announce = r#"{"type":"subagent","seq":1,"id":"r1","childSession":"claude-code:a7c41e09","callId":"toolu_01Z"}"#;
+    let child = r#"{"type":"session","seq":0,"id":"h","formatVersion":"0.1","agent":{"name":"claude-code"},"sessionId":"a7c41e09","lineage":{"spawnedBy":{"session":"claude-code:0f3c2a7e","record":"callId=toolu_02Q","evidence":"native_field"}}}"#;
+    file(&d, "parent.jsonl", &[parent, announce]);
+    file(&d, "child.jsonl", &[child]);
+    std::fs::write(d.join("notes.txt"), "not a stream").expect("write");
+    let output = asr_ctk(
+        &[
+            "validate",
+            "--format",
+            "json",
+            d.to_str().expect("utf-8 path"),
+        ],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let reports: Vec<FileReport> = stdout(&output)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("report"))
+        .collect();
+    assert_eq!(reports.len(), 2);
+    let all: Vec<(&str, &str)> = reports
+        .iter()
+        .flat_map(|r| {
+            r.diagnostics
+                .iter()
+                .map(move |d| (r.file.as_str(), d.rule.as_str()))
+        })
+        .collect();
+    // The two streams name each other: no ASR-406 notice; the calls disagree: one ASR-412 warning on the child.
+    assert!(all.iter().all(|(_, rule)| *rule != "ASR-406"), "{all:?}");
+    let warnings: Vec<_> = all.iter().filter(|(_, rule)| *rule == "ASR-412").collect();
+    assert_eq!(warnings.len(), 1, "{all:?}");
+    assert!(warnings[0].0.ends_with("child.jsonl"));
+    // Alone, the child names a parent that is not there: a notice, still valid.
+    let alone = asr_ctk(
+        &[
+            "validate",
+            "--format",
+            "json",
+            &d.join("child.jsonl").to_string_lossy(),
+        ],
+        None,
+    );
+    let report: FileReport = serde_json::from_str(stdout(&alone).trim()).expect("report");
+    assert_eq!(
+        report
+            .diagnostics
+            .iter()
+            .map(|d| d.rule.as_str())
+            .collect::<Vec<_>>(),
+        ["ASR-406"]
+    );
+    assert!(report.valid);
+}
+
+#[test]
+fn rules_lists_the_catalog_in_both_formats() {
+    let output = asr_ctk(&["rules"], None);
+    assert_eq!(output.status.code(), Some(0));
+    let text = stdout(&output);
+    assert!(text.contains("ASR-212") && text.contains("ASR-427") && text.contains("ASR-X-003"));
+    assert!(text.contains("ASR-506"), "cited rules are listed");
+    let json = asr_ctk(&["rules", "--format", "json"], None);
+    let catalog: Catalog = serde_json::from_str(stdout(&json).trim()).expect("the catalog");
+    assert_eq!(catalog.rules.len(), 66);
+    assert_eq!(catalog.inferred.len(), Catalog::embedded().inferred.len());
+}
