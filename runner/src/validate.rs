@@ -24,6 +24,9 @@ pub struct Args {
     /// Leave out one rule or inferred check (repeatable), e.g. --disable ASR-X-017.
     #[arg(long, value_name = "RULE")]
     disable: Vec<String>,
+    /// Check each stream on its own: no lineage resolution or delegation checks between them.
+    #[arg(long)]
+    independent: bool,
     /// The longest line checked, in bytes; a longer one is reported (ASR-X-006) and skipped.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE_BYTES)]
     max_line_bytes: usize,
@@ -58,7 +61,9 @@ pub fn run(args: &Args) -> Result<u8> {
         }
     }
     let mut streams: Vec<StreamReport> = reports.iter().map(|(_, r)| r.clone()).collect();
-    check_related(&mut streams, &options);
+    if !args.independent {
+        check_related(&mut streams, &options);
+    }
     let reports: Vec<FileReport> = reports
         .into_iter()
         .zip(streams)

@@ -3,7 +3,7 @@
 use asr_suite::catalog::Catalog;
 use asr_suite::report::FileReport;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 const HEADER: &str = r#"{"type":"session","seq":0,"id":"h","formatVersion":"0.1","agent":{"name":"codex"},"sessionId":"019a3c2e"}"#;
@@ -32,7 +32,7 @@ fn dir(name: &str) -> PathBuf {
     dir
 }
 
-fn file(dir: &PathBuf, name: &str, lines: &[&str]) -> String {
+fn file(dir: &Path, name: &str, lines: &[&str]) -> String {
     let path = dir.join(name);
     let mut text = lines.join("\n");
     text.push('\n');
@@ -218,6 +218,14 @@ fn a_directory_stands_for_its_streams_and_related_streams_resolve_each_other() {
     let warnings: Vec<_> = all.iter().filter(|(_, rule)| *rule == "ASR-412").collect();
     assert_eq!(warnings.len(), 1, "{all:?}");
     assert!(warnings[0].0.ends_with("child.jsonl"));
+    // Checked independently, the notices stay and no ASR-412 finding is made.
+    let independent = asr_ctk(&["validate", "--independent", "--format", "json", d.to_str().expect("utf-8 path")], None);
+    let rules: Vec<String> = stdout(&independent)
+        .lines()
+        .flat_map(|l| serde_json::from_str::<FileReport>(l).expect("report").diagnostics)
+        .map(|d| d.rule)
+        .collect();
+    assert_eq!(rules, ["ASR-406", "ASR-406"]);
     // Alone, the child names a parent that is not there: a notice, still valid.
     let alone = asr_ctk(
         &[
@@ -251,4 +259,45 @@ fn rules_lists_the_catalog_in_both_formats() {
     let catalog: Catalog = serde_json::from_str(stdout(&json).trim()).expect("the catalog");
     assert_eq!(catalog.rules.len(), 66);
     assert_eq!(catalog.inferred.len(), Catalog::embedded().inferred.len());
+}
+
+/// Through the command, as a user runs it: every case's streams reported as its sidecar
+/// says, rule, line and pointer, and the exit status follows the verdict.
+#[test]
+fn validate_reports_the_rules_every_case_expects() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+    let cases = asr_suite::case::load_corpus(&root).expect("the corpus loads");
+    assert!(cases.len() > 100, "the corpus has {} cases", cases.len());
+    let mut checked_rules = std::collections::BTreeSet::new();
+    for case in &cases {
+        let Some(expect) = &case.sidecar.expect.validator else { continue };
+        let paths: Vec<String> = case.streams.iter().map(|(_, p)| p.to_string_lossy().into_owned()).collect();
+        let mut args = vec!["validate", "--format", "json"];
+        args.extend(paths.iter().map(String::as_str));
+        let output = asr_ctk(&args, None);
+        let expected_code = if expect.valid { 0 } else { 1 };
+        assert_eq!(output.status.code(), Some(expected_code), "{}: {output:?}", case.name);
+        let reports: Vec<FileReport> = stdout(&output).lines().map(|l| serde_json::from_str(l).expect("report")).collect();
+        let mut actual: Vec<(Option<String>, String, usize, String)> = Vec::new();
+        for (report, (part, _)) in reports.iter().zip(&case.streams) {
+            for d in &report.diagnostics {
+                if d.rule == "ASR-406" && d.severity == asr_suite::diagnostic::Severity::Notice {
+                    continue;
+                }
+                let part = (!part.is_empty()).then(|| part.clone());
+                actual.push((part, d.rule.clone(), d.line, d.pointer.clone()));
+            }
+        }
+        let mut expected: Vec<_> =
+            expect.violations.iter().map(|v| (v.file.clone(), v.rule.clone(), v.line, v.pointer.clone())).collect();
+        actual.sort();
+        expected.sort();
+        assert_eq!(actual, expected, "{}", case.name);
+        if case.verdict() == Some(asr_suite::case::Verdict::Reject) {
+            checked_rules.extend(expect.violations.iter().map(|v| v.rule.clone()));
+        }
+    }
+    let stream_rules: Vec<_> = Catalog::embedded().stream_rules().map(|r| r.id.clone()).collect();
+    let missing: Vec<_> = stream_rules.iter().filter(|r| !checked_rules.contains(*r)).collect();
+    assert!(missing.is_empty(), "stream rules with no single-fault case reported: {missing:?}");
 }

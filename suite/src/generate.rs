@@ -70,7 +70,7 @@ pub fn realistic_stream(out: &mut impl Write, shape: Shape) -> io::Result<Genera
         ),
         shape.seed
     );
-    g.emit(out, &header, &mut written)?;
+    emit(out, &header, &mut written)?;
     let mut turn = 0u64;
     while written.bytes < shape.target_bytes && turn < shape.max_turns {
         g.turn(out, turn, &mut written)?;
@@ -87,19 +87,6 @@ struct Generator {
 }
 
 impl Generator {
-    fn emit(
-        &mut self,
-        out: &mut impl Write,
-        line: &str,
-        written: &mut Generated,
-    ) -> io::Result<()> {
-        out.write_all(line.as_bytes())?;
-        out.write_all(b"\n")?;
-        written.records += 1;
-        written.bytes += line.len() as u64 + 1;
-        Ok(())
-    }
-
     fn next_seq(&mut self) -> u64 {
         self.seq += 1;
         self.seq
@@ -113,7 +100,7 @@ impl Generator {
         let line = format!(
             r#"{{"type":"message","seq":{seq},"id":"r{seq}","ts":"2026-10-26T14:02:12.031Z","messageId":"msg_u{turn}","role":"user","author":"human","origin":"prompt","audience":"both","conversation":"c1","content":[{{"type":"text","text":{prompt}}}]}}"#
         );
-        self.emit(out, &line, written)?;
+        emit(out, &line, written)?;
         let calls = self.rng.below(4);
         for call in 0..calls {
             let seq = self.next_seq();
@@ -121,13 +108,13 @@ impl Generator {
             let line = format!(
                 r#"{{"type":"tool_call","seq":{seq},"id":"r{seq}","callId":"toolu_{turn}_{call}","name":"Bash","input":{{"command":{input}}}}}"#
             );
-            self.emit(out, &line, written)?;
+            emit(out, &line, written)?;
             let seq = self.next_seq();
             let output = self.text(200, 12_000);
             let line = format!(
                 r#"{{"type":"tool_result","seq":{seq},"id":"r{seq}","callId":"toolu_{turn}_{call}","content":[{{"type":"text","text":{output}}}]}}"#
             );
-            self.emit(out, &line, written)?;
+            emit(out, &line, written)?;
         }
         let seq = self.next_seq();
         let reasoning = self.text(100, 2_000);
@@ -135,7 +122,7 @@ impl Generator {
         let line = format!(
             r#"{{"type":"message","seq":{seq},"id":"r{seq}","ts":"2026-10-26T14:02:29.118Z","inferenceId":"inf_{turn}","messageId":"msg_a{turn}","role":"assistant","author":"model","audience":"both","status":"complete","phase":"final","content":[{{"type":"reasoning","visibility":"full","text":{reasoning},"signature":"EqQBCkgIBRABGAIiQHkx"}},{{"type":"text","text":{answer}}}]}}"#
         );
-        self.emit(out, &line, written)?;
+        emit(out, &line, written)?;
         match turn % 8 {
             0 => self.plan(out, written),
             3 => self.subagent(out, turn, written),
@@ -155,7 +142,7 @@ impl Generator {
         let line = format!(
             r#"{{"type":"plan","seq":{seq},"id":"r{seq}",{supersedes}"planId":"plan_main","idSource":"derived","planType":"items","entries":[{{"entryId":"1","content":{first},"status":"completed"}},{{"entryId":"2","content":{second},"status":"in_progress","blockedBy":["1"]}}]}}"#
         );
-        self.emit(out, &line, written)
+        emit(out, &line, written)
     }
 
     fn subagent(
@@ -169,12 +156,12 @@ impl Generator {
         let announce = format!(
             r#"{{"type":"subagent","seq":{seq},"id":"r{seq}","childSession":"claude-code:child-{turn:08x}","callId":"toolu_sub{turn}","async":true,"role":"Explore","status":"running","description":{description}}}"#
         );
-        self.emit(out, &announce, written)?;
+        emit(out, &announce, written)?;
         let done = self.next_seq();
         let line = format!(
             r#"{{"type":"subagent","seq":{done},"id":"r{done}","supersedes":"r{seq}","childSession":"claude-code:child-{turn:08x}","callId":"toolu_sub{turn}","async":true,"role":"Explore","status":"completed","description":{description}}}"#
         );
-        self.emit(out, &line, written)
+        emit(out, &line, written)
     }
 
     fn delivery(
@@ -188,12 +175,12 @@ impl Generator {
         let line = format!(
             r#"{{"type":"delivery","seq":{queued},"id":"r{queued}","message":"r{message_seq}","conversation":"c1","status":"queued"}}"#
         );
-        self.emit(out, &line, written)?;
+        emit(out, &line, written)?;
         let sent = self.next_seq();
         let line = format!(
             r#"{{"type":"delivery","seq":{sent},"id":"r{sent}","supersedes":"r{queued}","message":"messageId=msg_a{turn}","conversation":"c1","status":"sent","platformMessageIds":["3EB0D7F21A9C4E6B{turn:04X}"]}}"#
         );
-        self.emit(out, &line, written)
+        emit(out, &line, written)
     }
 
     /// A JSON string literal of plausible text, with escapes, non-ASCII and code.
@@ -231,17 +218,27 @@ impl Generator {
             "}",
             "self",
         ];
-        let len = (min + self.rng.below((max - min) as u64) as usize) * self.scale;
+        let spread = self.rng.below(u64::try_from(max - min).unwrap_or(0));
+        let len = (min + usize::try_from(spread).unwrap_or(0)) * self.scale;
         // Words come from their own generator, so that the text's length never changes the
         // structure of the rest of the stream.
         let mut words = SplitMix(self.rng.next());
         let mut text = String::with_capacity(len + 16);
         while text.len() < len {
-            text.push_str(WORDS[words.below(WORDS.len() as u64) as usize]);
+            let pick = words.below(u64::try_from(WORDS.len()).unwrap_or(1));
+            text.push_str(WORDS[usize::try_from(pick).unwrap_or(0)]);
             text.push(' ');
         }
         serde_json::to_string(&text).unwrap_or_default()
     }
+}
+
+fn emit(out: &mut impl Write, line: &str, written: &mut Generated) -> io::Result<()> {
+    out.write_all(line.as_bytes())?;
+    out.write_all(b"\n")?;
+    written.records += 1;
+    written.bytes += line.len() as u64 + 1;
+    Ok(())
 }
 
 /// SplitMix64: small, fast, and the same on every platform.

@@ -1,6 +1,7 @@
 //! asr-suite: the library of the asr-ctk conformance kit for ASR streams: the rule
 //! catalog, the record schemas, the stream checker and the stream generators.
 
+pub mod case;
 pub mod catalog;
 pub mod check;
 pub mod diagnostic;

@@ -302,7 +302,7 @@ mod tests {
             .collect()
     }
 
-    fn message(extra: Value) -> Value {
+    fn message(extra: &Value) -> Value {
         let mut base = json!({"type": "message", "seq": 1, "id": "r1", "messageId": "m", "role": "user",
             "content": [{"type": "text", "text": "hi"}]});
         for (k, v) in extra.as_object().expect("object") {
@@ -313,13 +313,13 @@ mod tests {
 
     #[test]
     fn a_conforming_message_has_no_finding() {
-        assert!(rules(&message(json!({}))).is_empty());
+        assert!(rules(&message(&json!({}))).is_empty());
     }
 
     #[test]
     fn failures_map_to_their_rules_through_refs() {
         let image = message(
-            json!({"content": [{"type": "image", "data": "AA==", "blob": {"blob": "sha256:x"}}]}),
+            &json!({"content": [{"type": "image", "data": "AA==", "blob": {"blob": "sha256:x"}}]}),
         );
         let found = rules(&image);
         assert!(
@@ -331,15 +331,15 @@ mod tests {
             "{found:?}"
         );
         assert_eq!(
-            rules(&message(json!({"audience": "everyone"}))),
+            rules(&message(&json!({"audience": "everyone"}))),
             [("ASR-204".into(), "/audience".into())]
         );
-        let part = message(json!({"content": [{"type": "text", "text": "x", "author": 5}]}));
+        let part = message(&json!({"content": [{"type": "text", "text": "x", "author": 5}]}));
         assert_eq!(
             rules(&part),
             [("ASR-224".into(), "/content/0/author".into())]
         );
-        let not_object = message(json!({"content": ["text"]}));
+        let not_object = message(&json!({"content": ["text"]}));
         assert_eq!(
             rules(&not_object),
             [("ASR-210".into(), "/content/0".into())]
@@ -349,7 +349,7 @@ mod tests {
     #[test]
     fn unannotated_failures_fall_back_to_member_types() {
         assert_eq!(
-            rules(&message(json!({"triggersTurn": "yes"}))),
+            rules(&message(&json!({"triggersTurn": "yes"}))),
             [(FALLBACK_RULE.into(), "/triggersTurn".into())]
         );
     }

@@ -34,7 +34,7 @@ fn header() -> Value {
            "agent": {"name": "example-agent"}, "sessionId": "s1", "conversations": [{"id": "c1"}]})
 }
 
-fn message(content: Value) -> Value {
+fn message(content: &Value) -> Value {
     json!({"type": "message", "seq": 1, "id": "r1", "messageId": "m1", "role": "user", "content": content})
 }
 
@@ -48,11 +48,11 @@ fn wrap(example: &Example) -> (String, Vec<Value>) {
             ("record", vec![header(), value.clone()])
         }
         (Value::Object(_), Some(k)) if PART_TYPES.contains(&k) => {
-            ("part", vec![header(), message(json!([value]))])
+            ("part", vec![header(), message(&json!([value]))])
         }
-        (Value::Array(_), _) => ("parts", vec![header(), message(value.clone())]),
+        (Value::Array(_), _) => ("parts", vec![header(), message(value)]),
         (Value::Object(o), None) => {
-            let mut record = message(json!([{"type": "text", "text": "x"}]));
+            let mut record = message(&json!([{"type": "text", "text": "x"}]));
             for (k, v) in o {
                 record[k] = v.clone();
             }

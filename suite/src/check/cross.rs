@@ -53,6 +53,10 @@ struct Deferred {
 
 /// What the checker remembers of a stream while reading it.
 #[derive(Debug, Default)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "independent facts read from the header and declarations"
+)]
 pub(crate) struct State {
     first_line_done: bool,
     header_line: Option<usize>,
@@ -312,49 +316,46 @@ impl State {
         let plan_id = str_member(record, "planId")?;
         let supersedes = str_member(record, "supersedes");
         let target = supersedes.and_then(|s| self.resolve_one(s));
-        let group = match self.plans.get(plan_id) {
-            Some((group, latest)) => {
-                let group = *group;
-                match target {
-                    None if supersedes.is_none() => out.push((
+        let group = if let Some((group, latest)) = self.plans.get(plan_id) {
+            let group = *group;
+            match target {
+                None if supersedes.is_none() => out.push((
+                    Finding::error(
+                        "ASR-222",
+                        "/supersedes",
+                        format!("plan {plan_id:?} already has a state ({latest}); a later state must supersede it"),
+                    ),
+                    None,
+                )),
+                Some(t) if self.records[&t].kind.as_ref() == "plan" && self.records[&t].group != Some(group) => {
+                    out.push((
                         Finding::error(
                             "ASR-222",
                             "/supersedes",
-                            format!("plan {plan_id:?} already has a state ({latest}); a later state must supersede it"),
+                            format!("supersedes {t}, a state of another plan; a new state of {plan_id:?} supersedes {latest}"),
                         ),
                         None,
-                    )),
-                    Some(t) if self.records[&t].kind.as_ref() == "plan" && self.records[&t].group != Some(group) => {
-                        out.push((
-                            Finding::error(
-                                "ASR-222",
-                                "/supersedes",
-                                format!("supersedes {t}, a state of another plan; a new state of {plan_id:?} supersedes {latest}"),
-                            ),
-                            None,
-                        ));
-                    }
-                    _ => {}
+                    ));
                 }
-                group
+                _ => {}
             }
-            None => {
-                if let Some(t) = &target {
-                    let info = &self.records[t];
-                    if info.kind.as_ref() == "plan" {
-                        out.push((
-                            Finding::error(
-                                "ASR-222",
-                                "/supersedes",
-                                format!("supersedes {t}, a plan with another planId; revisions of a plan keep its planId"),
-                            ),
-                            None,
-                        ));
-                    }
+            group
+        } else {
+            if let Some(t) = &target {
+                let info = &self.records[t];
+                if info.kind.as_ref() == "plan" {
+                    out.push((
+                        Finding::error(
+                            "ASR-222",
+                            "/supersedes",
+                            format!("supersedes {t}, a plan with another planId; revisions of a plan keep its planId"),
+                        ),
+                        None,
+                    ));
                 }
-                self.plan_count += 1;
-                self.plan_count - 1
             }
+            self.plan_count += 1;
+            self.plan_count - 1
         };
         if let Some(id) = &place.id {
             self.plans.insert(plan_id.to_owned(), (group, id.clone()));
@@ -383,11 +384,10 @@ impl State {
         let supersedes = str_member(record, "supersedes");
         let target = supersedes.and_then(|s| self.resolve_one(s));
         let id = place.id.clone()?;
-        match existing {
-            Some(index) => {
-                let delegation = &self.delegations[index];
-                let name = describe_delegation(delegation);
-                match &target {
+        if let Some(index) = existing {
+            let delegation = &self.delegations[index];
+            let name = describe_delegation(delegation);
+            match &target {
                     None if supersedes.is_none() => out.push((
                         Finding::error(
                             "ASR-424",
@@ -410,22 +410,21 @@ impl State {
                     )),
                     _ => {}
                 }
-                let delegation = &mut self.delegations[index];
-                delegation.latest = id;
-                if delegation.child.is_none() {
-                    delegation.child.clone_from(&child);
-                }
-                if delegation.call.is_none() {
-                    delegation.call.clone_from(&call);
-                }
-                self.index_delegation(index, child.as_deref(), call.as_deref());
-                Some(index)
+            let delegation = &mut self.delegations[index];
+            delegation.latest = id;
+            if delegation.child.is_none() {
+                delegation.child.clone_from(&child);
             }
-            None => {
-                if let Some(t) = &target {
-                    let info = &self.records[t];
-                    if info.kind.as_ref() == "subagent" {
-                        out.push((
+            if delegation.call.is_none() {
+                delegation.call.clone_from(&call);
+            }
+            self.index_delegation(index, child.as_deref(), call.as_deref());
+            Some(index)
+        } else {
+            if let Some(t) = &target {
+                let info = &self.records[t];
+                if info.kind.as_ref() == "subagent" {
+                    out.push((
                             Finding::error(
                                 "ASR-424",
                                 "/supersedes",
@@ -433,18 +432,17 @@ impl State {
                             ),
                             None,
                         ));
-                    }
                 }
-                let index = self.delegations.len();
-                self.delegations.push(Delegation {
-                    child: child.clone(),
-                    call: call.clone(),
-                    latest: id,
-                    first_line: place.line,
-                });
-                self.index_delegation(index, child.as_deref(), call.as_deref());
-                Some(index)
             }
+            let index = self.delegations.len();
+            self.delegations.push(Delegation {
+                child: child.clone(),
+                call: call.clone(),
+                latest: id,
+                first_line: place.line,
+            });
+            self.index_delegation(index, child.as_deref(), call.as_deref());
+            Some(index)
         }
     }
 

@@ -1,0 +1,342 @@
+//! The case corpus: a case is one stream file (or a set of related stream files) kept byte
+//! for byte, and a JSON sidecar that says what it tests and what each role must make of it.
+//!
+//! A sidecar, as `schemas/case.schema.json` defines it:
+//!
+//! ```json
+//! {
+//!   "id": "c0025",
+//!   "description": "A screenshot part carries both inline data and a blob reference.",
+//!   "rules": ["ASR-212"],
+//!   "roles": ["validator"],
+//!   "expect": {
+//!     "validator": {
+//!       "valid": false,
+//!       "violations": [
+//!         {"rule": "ASR-212", "severity": "error", "line": 2, "pointer": "/content/1"}
+//!       ]
+//!     }
+//!   },
+//!   "provenance": {"kind": "hand-written", "note": "modelled on a Claude Code session"},
+//!   "status": "stable"
+//! }
+//! ```
+//!
+//! The stream is the file with the sidecar's name and `.jsonl` (`n_x.json` → `n_x.jsonl`);
+//! a case of several streams has `n_x.<part>.jsonl` files instead, and each violation names
+//! its `file` part. `violations` lists every finding the reference validator reports, ASR-406
+//! notices about absent sessions excepted (every stream that names another session has them).
+
+use crate::catalog::Role;
+use crate::check::{CheckOptions, StreamReport, check_reader, check_related};
+use crate::diagnostic::Severity;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+/// A case's sidecar.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sidecar {
+    /// Stable id, `c` and four digits; never reused (see `cases/ids.lock`).
+    pub id: String,
+    /// What the stream does and why it must be accepted or rejected.
+    pub description: String,
+    /// The ASR rules (or inferred checks) the case tests.
+    pub rules: Vec<String>,
+    /// The roles it applies to.
+    pub roles: Vec<Role>,
+    /// What each role must make of it.
+    pub expect: Expect,
+    /// Where it comes from.
+    pub provenance: Provenance,
+    /// Whether its expectations are settled.
+    pub status: Status,
+}
+
+/// Expectations per role.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// What a validator reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validator: Option<ValidatorExpect>,
+}
+
+/// What a validator must report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ValidatorExpect {
+    /// The verdict of the reference validator (and, for `y_` and `n_` cases, of every validator).
+    pub valid: bool,
+    /// Every finding of the reference validator, ASR-406 notices excepted.
+    pub violations: Vec<Violation>,
+    /// For `i_` cases: a validator that rejects the stream must cite one of these rules.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub if_rejected: Vec<String>,
+}
+
+/// One expected finding.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Violation {
+    /// Rule id.
+    pub rule: String,
+    /// Severity.
+    pub severity: Severity,
+    /// 1-based line.
+    pub line: usize,
+    /// JSON Pointer within the line's object.
+    pub pointer: String,
+    /// For a case of several streams: the stream's part name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{file}:")?;
+        }
+        write!(
+            f,
+            "{}: {}[{}] {:?}",
+            self.line, self.severity, self.rule, self.pointer
+        )
+    }
+}
+
+/// Where a case comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Provenance {
+    /// Written by hand.
+    HandWritten {
+        /// What it is modelled on.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
+    /// A JSON example of the spec text.
+    SpecExample {
+        /// The spec file.
+        file: String,
+        /// The line where the example starts.
+        line: usize,
+        /// The heading it stands under.
+        section: String,
+        /// How a lone record or fragment was made a stream, when it was.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        wrapped: Option<String>,
+    },
+    /// Found by fuzzing.
+    FuzzFound {
+        /// The target that found it.
+        target: String,
+        /// The seed (or input digest) that reproduces it.
+        seed: String,
+        /// What it showed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
+}
+
+/// Whether a case's expectations are settled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Settled.
+    Stable,
+    /// Written, but the reading of the spec behind it is not settled.
+    Tentative,
+}
+
+/// The verdict a file name shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// `y_`: must be accepted.
+    Accept,
+    /// `n_`: must be rejected (the violations reported).
+    Reject,
+    /// `i_`: implementation-defined, within the sidecar's branches.
+    Either,
+}
+
+/// One case on disk.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// Path of the sidecar relative to the corpus root, without `.json`
+    /// (`messages/ASR-212/n_image_data_and_blob`).
+    pub name: String,
+    /// The sidecar's path.
+    pub sidecar_path: PathBuf,
+    /// The streams: part name (empty for a single stream) and path.
+    pub streams: Vec<(String, PathBuf)>,
+    /// The sidecar.
+    pub sidecar: Sidecar,
+}
+
+/// Failure to load a case.
+#[derive(Debug, thiserror::Error)]
+pub enum CaseError {
+    /// A file could not be read.
+    #[error("failed to read {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A sidecar does not parse as one.
+    #[error("failed to parse sidecar {path}: {source}")]
+    Sidecar {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: serde_json::Error,
+    },
+    /// A sidecar has no stream beside it.
+    #[error("failed to find the stream of {0}: no .jsonl file of the same name")]
+    NoStream(PathBuf),
+}
+
+impl Case {
+    /// The verdict the file name shows, if the name has a known prefix.
+    pub fn verdict(&self) -> Option<Verdict> {
+        let file = self.name.rsplit('/').next().unwrap_or("");
+        match file.get(..2) {
+            Some("y_") => Some(Verdict::Accept),
+            Some("n_") => Some(Verdict::Reject),
+            Some("i_") => Some(Verdict::Either),
+            _ => None,
+        }
+    }
+
+    /// Runs the reference validator on the case's streams and returns what it found, in the
+    /// sidecar's terms, and its verdict.
+    pub fn run_reference(&self) -> Result<(bool, Vec<Violation>), CaseError> {
+        let options = CheckOptions::default();
+        let mut reports: Vec<StreamReport> = Vec::new();
+        for (_, path) in &self.streams {
+            let file = File::open(path).map_err(|source| CaseError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            reports.push(check_reader(file, &options).map_err(|e| CaseError::Io {
+                path: path.clone(),
+                source: std::io::Error::other(e.to_string()),
+            })?);
+        }
+        check_related(&mut reports, &options);
+        let mut found = Vec::new();
+        for ((part, _), report) in self.streams.iter().zip(&reports) {
+            for d in &report.diagnostics {
+                if d.rule == "ASR-406" && d.severity == Severity::Notice {
+                    continue;
+                }
+                found.push(Violation {
+                    rule: d.rule.clone(),
+                    severity: d.severity,
+                    line: d.line,
+                    pointer: d.pointer.clone(),
+                    file: (!part.is_empty()).then(|| part.clone()),
+                });
+            }
+        }
+        found.sort();
+        Ok((reports.iter().all(StreamReport::valid), found))
+    }
+}
+
+/// Loads every case below `root` (sidecars are the `.json` files), sorted by name.
+pub fn load_corpus(root: &Path) -> Result<Vec<Case>, CaseError> {
+    let mut sidecars = Vec::new();
+    walk(root, &mut sidecars).map_err(|source| CaseError::Io {
+        path: root.to_owned(),
+        source,
+    })?;
+    sidecars.sort();
+    sidecars.iter().map(|path| load_case(root, path)).collect()
+}
+
+/// Loads one case from its sidecar's path.
+pub fn load_case(root: &Path, sidecar_path: &Path) -> Result<Case, CaseError> {
+    let text = std::fs::read_to_string(sidecar_path).map_err(|source| CaseError::Io {
+        path: sidecar_path.to_owned(),
+        source,
+    })?;
+    let sidecar: Sidecar = serde_json::from_str(&text).map_err(|source| CaseError::Sidecar {
+        path: sidecar_path.to_owned(),
+        source,
+    })?;
+    let stem = sidecar_path.with_extension("");
+    let name = stem
+        .strip_prefix(root)
+        .unwrap_or(&stem)
+        .to_string_lossy()
+        .replace('\\', "/");
+    let single = stem.with_extension("jsonl");
+    let streams = if single.is_file() {
+        vec![(String::new(), single)]
+    } else {
+        let base = stem
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let dir = stem.parent().unwrap_or(root);
+        let mut parts = Vec::new();
+        let entries = std::fs::read_dir(dir).map_err(|source| CaseError::Io {
+            path: dir.to_owned(),
+            source,
+        })?;
+        for entry in entries {
+            let path = entry
+                .map_err(|source| CaseError::Io {
+                    path: dir.to_owned(),
+                    source,
+                })?
+                .path();
+            let file = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if let Some(part) = file
+                .strip_prefix(&format!("{base}."))
+                .and_then(|rest| rest.strip_suffix(".jsonl"))
+            {
+                parts.push((part.to_owned(), path));
+            }
+        }
+        parts.sort();
+        parts
+    };
+    if streams.is_empty() {
+        return Err(CaseError::NoStream(sidecar_path.to_owned()));
+    }
+    Ok(Case {
+        name,
+        sidecar_path: sidecar_path.to_owned(),
+        streams,
+        sidecar,
+    })
+}
+
+/// Directories below the corpus root that hold no cases.
+const NOT_CASES: &[&str] = &["spec"];
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            if !path
+                .file_name()
+                .is_some_and(|n| NOT_CASES.iter().any(|x| n == *x))
+            {
+                walk(&path, out)?;
+            }
+        } else if path.extension().is_some_and(|e| e == "json") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
