@@ -219,10 +219,23 @@ fn a_directory_stands_for_its_streams_and_related_streams_resolve_each_other() {
     assert_eq!(warnings.len(), 1, "{all:?}");
     assert!(warnings[0].0.ends_with("child.jsonl"));
     // Checked independently, the notices stay and no ASR-412 finding is made.
-    let independent = asr_ctk(&["validate", "--independent", "--format", "json", d.to_str().expect("utf-8 path")], None);
+    let independent = asr_ctk(
+        &[
+            "validate",
+            "--independent",
+            "--format",
+            "json",
+            d.to_str().expect("utf-8 path"),
+        ],
+        None,
+    );
     let rules: Vec<String> = stdout(&independent)
         .lines()
-        .flat_map(|l| serde_json::from_str::<FileReport>(l).expect("report").diagnostics)
+        .flat_map(|l| {
+            serde_json::from_str::<FileReport>(l)
+                .expect("report")
+                .diagnostics
+        })
         .map(|d| d.rule)
         .collect();
     assert_eq!(rules, ["ASR-406", "ASR-406"]);
@@ -270,14 +283,28 @@ fn validate_reports_the_rules_every_case_expects() {
     assert!(cases.len() > 100, "the corpus has {} cases", cases.len());
     let mut checked_rules = std::collections::BTreeSet::new();
     for case in &cases {
-        let Some(expect) = &case.sidecar.expect.validator else { continue };
-        let paths: Vec<String> = case.streams.iter().map(|(_, p)| p.to_string_lossy().into_owned()).collect();
+        let Some(expect) = &case.sidecar.expect.validator else {
+            continue;
+        };
+        let paths: Vec<String> = case
+            .streams
+            .iter()
+            .map(|(_, p)| p.to_string_lossy().into_owned())
+            .collect();
         let mut args = vec!["validate", "--format", "json"];
         args.extend(paths.iter().map(String::as_str));
         let output = asr_ctk(&args, None);
         let expected_code = if expect.valid { 0 } else { 1 };
-        assert_eq!(output.status.code(), Some(expected_code), "{}: {output:?}", case.name);
-        let reports: Vec<FileReport> = stdout(&output).lines().map(|l| serde_json::from_str(l).expect("report")).collect();
+        assert_eq!(
+            output.status.code(),
+            Some(expected_code),
+            "{}: {output:?}",
+            case.name
+        );
+        let reports: Vec<FileReport> = stdout(&output)
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("report"))
+            .collect();
         let mut actual: Vec<(Option<String>, String, usize, String)> = Vec::new();
         for (report, (part, _)) in reports.iter().zip(&case.streams) {
             for d in &report.diagnostics {
@@ -288,8 +315,11 @@ fn validate_reports_the_rules_every_case_expects() {
                 actual.push((part, d.rule.clone(), d.line, d.pointer.clone()));
             }
         }
-        let mut expected: Vec<_> =
-            expect.violations.iter().map(|v| (v.file.clone(), v.rule.clone(), v.line, v.pointer.clone())).collect();
+        let mut expected: Vec<_> = expect
+            .violations
+            .iter()
+            .map(|v| (v.file.clone(), v.rule.clone(), v.line, v.pointer.clone()))
+            .collect();
         actual.sort();
         expected.sort();
         assert_eq!(actual, expected, "{}", case.name);
@@ -297,7 +327,16 @@ fn validate_reports_the_rules_every_case_expects() {
             checked_rules.extend(expect.violations.iter().map(|v| v.rule.clone()));
         }
     }
-    let stream_rules: Vec<_> = Catalog::embedded().stream_rules().map(|r| r.id.clone()).collect();
-    let missing: Vec<_> = stream_rules.iter().filter(|r| !checked_rules.contains(*r)).collect();
-    assert!(missing.is_empty(), "stream rules with no single-fault case reported: {missing:?}");
+    let stream_rules: Vec<_> = Catalog::embedded()
+        .stream_rules()
+        .map(|r| r.id.clone())
+        .collect();
+    let missing: Vec<_> = stream_rules
+        .iter()
+        .filter(|r| !checked_rules.contains(*r))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "stream rules with no single-fault case reported: {missing:?}"
+    );
 }

@@ -7,7 +7,10 @@
 //! text, and with 4 times the records. Options after `--`: `--mb N` (stream size, default
 //! 200), `--runs N` (default 5).
 
-#![expect(clippy::cast_precision_loss, reason = "byte counts are shown as MB and MiB")]
+#![expect(
+    clippy::cast_precision_loss,
+    reason = "byte counts are shown as MB and MiB"
+)]
 
 use asr_suite::check::{CheckOptions, check_reader};
 use asr_suite::generate::{Shape, realistic_stream};
