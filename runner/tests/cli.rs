@@ -294,7 +294,7 @@ fn validate_reports_the_rules_every_case_expects() {
         let mut args = vec!["validate", "--format", "json"];
         args.extend(paths.iter().map(String::as_str));
         let output = asr_ctk(&args, None);
-        let expected_code = if expect.valid { 0 } else { 1 };
+        let expected_code = i32::from(!expect.valid);
         assert_eq!(
             output.status.code(),
             Some(expected_code),
