@@ -219,11 +219,12 @@ impl Tracker<'_> {
     fn duplicate(&mut self, key: &str) {
         match self {
             Tracker::Flag(found) => **found = true,
-            Tracker::Paths { path, found } => {
+            Tracker::Paths { path, found } if found.len() <= crate::check::MAX_PER_LINE => {
                 let mut pointer = (*path).clone();
                 crate::diagnostic::push_token(&mut pointer, key);
                 found.push(pointer);
             }
+            Tracker::Paths { .. } => {}
         }
     }
 }

@@ -295,3 +295,72 @@ fn switching_inferred_checks_off_keeps_only_asr_rules() {
     assert!(errors(&report).iter().all(|(rule, _)| rule != "ASR-200"));
     assert!(!errors(&report).is_empty());
 }
+
+#[test]
+fn a_flood_of_findings_is_capped_but_still_counts() {
+    use asr_suite::check::{MAX_PER_LINE, MAX_PER_STREAM};
+    // One line with 5,000 broken parts (each an image without mimeType).
+    let parts = vec![r#"{"type":"image"}"#; 5_000].join(",");
+    let flood = format!(
+        r#"{{"type":"message","seq":1,"id":"r1","messageId":"m1","role":"user","content":[{parts}]}}"#
+    );
+    let report = check(&stream(&[HEADER, &flood, &message(2)]));
+    let on_line: Vec<_> = report.diagnostics.iter().filter(|d| d.line == 2).collect();
+    assert_eq!(on_line.len(), MAX_PER_LINE + 1);
+    let last = on_line.last().expect("a summary");
+    assert_eq!(last.rule, "ASR-212");
+    assert!(
+        last.message
+            .contains("more findings on this line are not listed"),
+        "{}",
+        last.message
+    );
+    assert!(!report.valid());
+    // A stream of 30,000 broken lines lists at most MAX_PER_STREAM findings plus one summary.
+    let bad = message(1).replace(r#""role":"user","#, "");
+    let mut lines = vec![HEADER.to_owned()];
+    for seq in 1..=30_000u64 {
+        lines.push(bad.replace(
+            r#""seq":1,"id":"r1""#,
+            &format!(r#""seq":{seq},"id":"r{seq}""#),
+        ));
+    }
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let report = check(&stream(&refs));
+    assert_eq!(report.diagnostics.len(), MAX_PER_STREAM + 1);
+    assert!(
+        report
+            .diagnostics
+            .last()
+            .expect("summary")
+            .message
+            .contains("20000 more findings in this stream")
+    );
+    // Duplicate names in their thousands are capped too.
+    let members: Vec<String> = (0..5_000).map(|_| r#""k":1"#.to_owned()).collect();
+    let dups = format!(r#"{{"type":"x","seq":1,"id":"r1",{}}}"#, members.join(","));
+    let report = check(&stream(&[HEADER, &dups]));
+    assert_eq!(
+        report
+            .diagnostics
+            .iter()
+            .filter(|d| d.rule == "ASR-X-004")
+            .count(),
+        MAX_PER_LINE + 1
+    );
+}
+
+#[test]
+fn a_header_after_a_record_is_reported_once_and_still_read() {
+    let header_with_conversation =
+        HEADER.replace(r#""sessionId""#, r#""conversations":["c1"],"sessionId""#);
+    let in_conversation =
+        message(2).replace(r#""role":"user""#, r#""role":"user","conversation":"c1""#);
+    let report = check(&stream(&[
+        "not json",
+        &header_with_conversation,
+        &in_conversation,
+    ]));
+    // Line 1 is broken; the header that follows counts as the header, and declares c1.
+    assert_eq!(errors(&report), [("ASR-X-003".into(), 1)]);
+}

@@ -84,11 +84,6 @@ pub(crate) struct State {
 }
 
 impl State {
-    /// A line that could not be read as an object still counts for the header's place.
-    pub(crate) fn unreadable_line(&mut self, _line: usize) {
-        self.first_line_done = true;
-    }
-
     pub(crate) fn record(&mut self, place: &Place, record: &Map<String, Value>, out: &mut Out) {
         let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
         self.header_order(place, kind, out);
@@ -132,11 +127,14 @@ impl State {
                     None,
                 ));
             } else {
+                // Read it as the header all the same, so that what it declares still counts.
+                self.header_line = Some(place.line);
+                self.first_not_header_reported = true;
                 out.push((
                     Finding::error(
                         "ASR-X-007",
                         "/type",
-                        "the session header is not the first line",
+                        "the session header is not the first record",
                     ),
                     None,
                 ));

@@ -8,6 +8,7 @@
 mod cross;
 mod record;
 mod related;
+mod sink;
 
 use crate::catalog::Catalog;
 use crate::diagnostic::{Diagnostic, Severity, is_inferred_rule};
@@ -19,6 +20,7 @@ use std::collections::BTreeSet;
 use std::io::{self, BufReader, Read};
 
 pub use related::check_related;
+pub use sink::{MAX_PER_LINE, MAX_PER_STREAM};
 
 /// The default bound on one line: 64 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
@@ -204,10 +206,10 @@ pub(crate) struct Place {
 /// The streaming checker: feed it lines, then finish.
 #[derive(Debug)]
 pub struct Checker {
-    options: CheckOptions,
     catalog: &'static Catalog,
     schemas: &'static Schemas,
-    report: StreamReport,
+    sink: sink::Sink,
+    records: usize,
     state: cross::State,
     crlf_noted: bool,
     lines_seen: usize,
@@ -217,10 +219,10 @@ impl Checker {
     /// A checker for one stream.
     pub fn new(options: CheckOptions) -> Self {
         Checker {
-            options,
             catalog: Catalog::embedded(),
             schemas: Schemas::embedded(),
-            report: StreamReport::default(),
+            sink: sink::Sink::new(options),
+            records: 0,
             state: cross::State::default(),
             crlf_noted: false,
             lines_seen: 0,
@@ -239,10 +241,9 @@ impl Checker {
                 let message = format!(
                     "the line is {len} bytes long, over the limit of {} bytes; it was not checked \
                      (raise the limit with --max-line-bytes)",
-                    self.options.max_line_bytes
+                    self.sink.options().max_line_bytes
                 );
                 self.emit(&place, Finding::error("ASR-X-006", "", message));
-                self.state.unreadable_line(number);
             }
             Line::Text {
                 number,
@@ -250,6 +251,7 @@ impl Checker {
                 newline,
             } => self.text_line(number, bytes, newline),
         }
+        self.sink.end_line();
     }
 
     fn text_line(&mut self, number: usize, mut bytes: &[u8], newline: bool) {
@@ -277,7 +279,6 @@ impl Checker {
                     e.valid_up_to() + 1
                 );
                 self.emit(&place, Finding::error("ASR-X-001", "", message));
-                self.state.unreadable_line(number);
                 return;
             }
         };
@@ -325,7 +326,6 @@ impl Checker {
                     ),
                 };
                 self.emit(&place, finding);
-                self.state.unreadable_line(number);
                 return;
             }
         };
@@ -344,10 +344,9 @@ impl Checker {
                 kind_of(&parsed.value)
             );
             self.emit(&place, Finding::error("ASR-X-003", "", message));
-            self.state.unreadable_line(number);
             return;
         };
-        self.report.records += 1;
+        self.records += 1;
         let place = Place {
             line: number,
             seq: object.get("seq").and_then(Value::as_u64),
@@ -381,24 +380,28 @@ impl Checker {
         let mut findings = Vec::new();
         self.state.finish(self.lines_seen, &mut findings);
         for (finding, place) in findings {
-            self.emit(&place.unwrap_or_default(), finding);
+            self.sink.push_late(&place.unwrap_or_default(), finding);
         }
-        let mut report = std::mem::take(&mut self.report);
-        report.summary = self.state.summary();
         let mut named = Vec::new();
-        for (session, place) in self.state.named_sessions() {
+        for (session, (place, pointer)) in self.state.named_sessions() {
             let finding = Finding::notice(
                 "ASR-406",
-                place.1.clone(),
+                pointer.clone(),
                 format!(
                     "names session {session}, which is not among the streams checked; a reference to a missing \
                      session never makes a stream invalid, and readers report it as unresolved"
                 ),
             );
-            let index = self.push(&mut report, &place.0, finding);
+            let index = self.sink.push_late(place, finding);
             named.push((session.clone(), index));
         }
-        report.summary.named_sessions = named;
+        let mut summary = self.state.summary();
+        summary.named_sessions = named;
+        let mut report = StreamReport {
+            records: self.records,
+            diagnostics: self.sink.finish(),
+            summary,
+        };
         sort_diagnostics(&mut report);
         report
     }
@@ -414,34 +417,7 @@ impl Checker {
     }
 
     fn emit(&mut self, place: &Place, finding: Finding) {
-        let mut report = std::mem::take(&mut self.report);
-        self.push(&mut report, place, finding);
-        self.report = report;
-    }
-
-    fn push(&self, report: &mut StreamReport, place: &Place, finding: Finding) -> Option<usize> {
-        if !self.options.reports(finding.rule) {
-            return None;
-        }
-        let requirement = self.catalog.summary(finding.rule).unwrap_or("");
-        let message = if requirement.is_empty() {
-            finding.message
-        } else {
-            format!(
-                "{}. {} requires: {requirement}",
-                finding.message, finding.rule
-            )
-        };
-        report.diagnostics.push(Diagnostic {
-            rule: finding.rule.to_owned(),
-            severity: finding.severity,
-            line: place.line.max(1),
-            seq: place.seq,
-            id: place.id.clone(),
-            pointer: finding.pointer,
-            message,
-        });
-        Some(report.diagnostics.len() - 1)
+        self.sink.push(place, finding);
     }
 }
 
