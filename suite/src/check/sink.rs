@@ -118,7 +118,7 @@ fn add(overflow: &mut Option<Overflow>, diagnostic: Diagnostic) {
             *overflow = Some(Overflow {
                 count: 1,
                 worst: diagnostic,
-            })
+            });
         }
         Some(o) => {
             o.count += 1;
