@@ -403,7 +403,7 @@ fn random_corruptions_never_panic() {
     ];
     for round in 0..1_000 {
         let mut bytes = base.clone();
-        for _ in 0..(1 + next() % 4) {
+        for _ in 0..=next() % 4 {
             let at = usize::try_from(next() % bytes.len() as u64).unwrap_or(0);
             match next() % 4 {
                 0 => bytes[at] = u8::try_from(next() % 256).unwrap_or(0),
@@ -418,7 +418,7 @@ fn random_corruptions_never_panic() {
                 }
             }
         }
-        let lines = bytes.iter().filter(|b| **b == b'\n').count() + 1;
+        let lines = memchr::memchr_iter(b'\n', &bytes).count() + 1;
         let report = check(&bytes);
         for d in &report.diagnostics {
             assert!(
