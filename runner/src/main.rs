@@ -1,7 +1,10 @@
 //! `asr-ctk`: the command line of the ASR conformance kit.
 
+mod cases;
+mod corpus;
 mod exit;
 mod rules;
+mod spec_check;
 mod validate;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -23,8 +26,23 @@ enum Command {
     /// I/O errors. Streams given together are also checked against each other (lineage
     /// references between them resolve; a parent and child agree on the delegation).
     Validate(validate::Args),
-    /// List the rule catalog: every ASR rule in hand and the kit's inferred checks.
+    /// List the rule catalog: every ASR rule in hand and the kit's inferred checks, with
+    /// the corpus's positive and negative cases for each.
     Rules(rules::Args),
+    /// List the cases of the corpus, filtered by rule, role, verdict or name.
+    Cases(cases::Args),
+    /// The spec-change gate.
+    #[command(subcommand)]
+    Spec(SpecCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum SpecCommand {
+    /// Compare a spec text with the catalog: rules new, reworded or gone, and their cases.
+    ///
+    /// Exit status: 0 when the catalog and the spec agree, 1 when they do not, 2 for usage
+    /// or I/O errors.
+    Check(spec_check::Args),
 }
 
 /// How results are printed.
@@ -41,12 +59,27 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Validate(args) => validate::run(&args),
         Command::Rules(args) => rules::run(&args),
+        Command::Cases(args) => cases::run(&args),
+        Command::Spec(SpecCommand::Check(args)) => spec_check::run(&args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
+        // A reader that stops early (`| head`) is not an error of ours.
+        Err(error) if is_broken_pipe(&error) => ExitCode::from(exit::OK),
         Err(error) => {
             eprintln!("asr-ctk: {error:#}");
             ExitCode::from(exit::USAGE_OR_IO)
         }
     }
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .is_some_and(|e| e.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
+    })
 }

@@ -1,31 +1,52 @@
 //! `asr-ctk rules`.
 
-use crate::{Format, exit};
+use crate::{Format, corpus, exit};
 use anyhow::Result;
 use asr_suite::catalog::Catalog;
+use asr_suite::lint;
+use std::collections::BTreeMap;
 use std::io::{self, Write};
+use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Output format: a table, or the whole catalog as one JSON object.
+    /// Output format: a table, or `{"catalog": ..., "cases": {rule: {positive, negative}}}`.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
+    /// The corpus whose cases are counted (default: ./cases, else the corpus the kit was built with).
+    #[arg(long, value_name = "DIR")]
+    cases: Option<PathBuf>,
 }
 
 pub fn run(args: &Args) -> Result<u8> {
     let catalog = Catalog::embedded();
+    let (_, cases) = corpus::load(args.cases.as_deref())?;
+    let counts = lint::counts(&cases);
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     match args.format {
         Format::Json => {
-            serde_json::to_writer(&mut out, catalog)?;
+            let cases: BTreeMap<&str, serde_json::Value> = counts
+                .iter()
+                .map(|(rule, (y, n))| {
+                    (
+                        rule.as_str(),
+                        serde_json::json!({"positive": y, "negative": n}),
+                    )
+                })
+                .collect();
+            serde_json::to_writer(
+                &mut out,
+                &serde_json::json!({"catalog": catalog, "cases": cases}),
+            )?;
             writeln!(out)?;
         }
         Format::Human => {
+            let count = |id: &str| counts.get(id).copied().unwrap_or_default();
             writeln!(
                 out,
-                "{:<9} {:<24} {:<34} {:<21} summary",
-                "rule", "levels", "roles", "checks"
+                "{:<9} {:>3} {:>3}  {:<22} {:<32} {:<20} summary",
+                "rule", "y", "n", "levels", "roles", "checks"
             )?;
             for rule in &catalog.rules {
                 let levels: Vec<_> = rule.levels.iter().map(|l| l.as_str()).collect();
@@ -36,9 +57,10 @@ pub fn run(args: &Args) -> Result<u8> {
                 } else {
                     levels.join(", ")
                 };
+                let (y, n) = count(&rule.id);
                 writeln!(
                     out,
-                    "{:<9} {:<24} {:<34} {:<21} {}",
+                    "{:<9} {y:>3} {n:>3}  {:<22} {:<32} {:<20} {}",
                     rule.id,
                     levels,
                     roles.join(", "),
@@ -57,15 +79,21 @@ pub fn run(args: &Args) -> Result<u8> {
                 "Inferred structural checks (reported apart; --no-inferred leaves them out):"
             )?;
             for x in &catalog.inferred {
+                let (y, n) = count(&x.id);
                 writeln!(
                     out,
-                    "{:<9} {:<8} {}: {}",
+                    "{:<9} {y:>3} {n:>3}  {:<8} {}: {}",
                     x.id,
                     x.severity.as_str(),
                     x.title,
                     x.summary
                 )?;
             }
+            writeln!(out)?;
+            writeln!(
+                out,
+                "y, n: positive and negative cases in the corpus that name the rule."
+            )?;
         }
     }
     out.flush()?;

@@ -269,7 +269,16 @@ fn rules_lists_the_catalog_in_both_formats() {
     assert!(text.contains("ASR-212") && text.contains("ASR-427") && text.contains("ASR-X-003"));
     assert!(text.contains("ASR-506"), "cited rules are listed");
     let json = asr_ctk(&["rules", "--format", "json"], None);
-    let catalog: Catalog = serde_json::from_str(stdout(&json).trim()).expect("the catalog");
+    let value: serde_json::Value = serde_json::from_str(stdout(&json).trim()).expect("JSON");
+    let catalog: Catalog = serde_json::from_value(value["catalog"].clone()).expect("the catalog");
+    for rule in Catalog::embedded().stream_rules() {
+        let counts = &value["cases"][&rule.id];
+        assert!(
+            counts["positive"].as_u64() >= Some(2) && counts["negative"].as_u64() >= Some(2),
+            "{}: {counts}",
+            rule.id
+        );
+    }
     assert_eq!(catalog.rules.len(), 66);
     assert_eq!(catalog.inferred.len(), Catalog::embedded().inferred.len());
 }
@@ -338,5 +347,187 @@ fn validate_reports_the_rules_every_case_expects() {
     assert!(
         missing.is_empty(),
         "stream rules with no single-fault case reported: {missing:?}"
+    );
+}
+
+fn spec_copy(name: &str, edit: impl Fn(&str, String) -> String) -> PathBuf {
+    let d = dir(name);
+    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/spec");
+    for file in ["asr-messages.txt", "asr-lineage.txt"] {
+        let text = std::fs::read_to_string(spec.join(file)).expect("spec text");
+        std::fs::write(d.join(file), edit(file, text)).expect("write copy");
+    }
+    d
+}
+
+#[test]
+fn spec_check_agrees_with_the_spec_in_hand() {
+    let d = spec_copy("spec-same", |_, text| text);
+    let output = asr_ctk(
+        &["spec", "check", "--spec", d.to_str().expect("utf-8")],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(stdout(&output).contains("66 rule statements"));
+}
+
+#[test]
+fn spec_check_names_a_reworded_rule_and_the_cases_to_reconfirm() {
+    let d = spec_copy("spec-reworded", |file, text| {
+        if file == "asr-messages.txt" {
+            let edited = text.replace(
+                "ASR-231 An opaque part MUST contain format",
+                "ASR-231 An opaque part MUST contain a format",
+            );
+            assert_ne!(edited, text);
+            edited
+        } else {
+            text
+        }
+    });
+    let output = asr_ctk(
+        &[
+            "spec",
+            "check",
+            "--spec",
+            d.to_str().expect("utf-8"),
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let outcome: serde_json::Value = serde_json::from_str(stdout(&output).trim()).expect("JSON");
+    assert_eq!(outcome["agrees"], false);
+    assert_eq!(outcome["changed"][0]["rule"], "ASR-231");
+    let reconfirm = outcome["changed"][0]["reconfirm"]
+        .as_array()
+        .expect("cases");
+    assert!(reconfirm.len() >= 4, "{reconfirm:?}");
+    assert!(
+        reconfirm
+            .iter()
+            .all(|c| c.as_str().is_some_and(|c| c.contains("ASR-231"))),
+        "{reconfirm:?}"
+    );
+    assert!(outcome["new"].as_array().is_some_and(Vec::is_empty));
+    let human = asr_ctk(
+        &["spec", "check", "--spec", d.to_str().expect("utf-8")],
+        None,
+    );
+    assert_eq!(human.status.code(), Some(1));
+    assert!(stdout(&human).contains("changed rules") && stdout(&human).contains("ASR-231"));
+}
+
+#[test]
+fn spec_check_names_an_added_and_a_removed_rule() {
+    let d = spec_copy("spec-added-removed", |file, text| {
+        if file == "asr-lineage.txt" {
+            let removed = text.replace("ASR-427 A copied run", "A copied run");
+            format!("{removed}\nSessions end\n\nASR-428 A stream MUST end with its last record.\n")
+        } else {
+            text
+        }
+    });
+    let output = asr_ctk(
+        &[
+            "spec",
+            "check",
+            "--spec",
+            d.to_str().expect("utf-8"),
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let outcome: serde_json::Value = serde_json::from_str(stdout(&output).trim()).expect("JSON");
+    assert_eq!(outcome["new"][0]["rule"], "ASR-428");
+    assert_eq!(outcome["new"][0]["file"], "asr-lineage.txt");
+    assert_eq!(outcome["gone"][0]["rule"], "ASR-427");
+    assert!(
+        outcome["gone"][0]["orphaned"]
+            .as_array()
+            .is_some_and(|c| !c.is_empty())
+    );
+}
+
+#[test]
+fn spec_check_refuses_a_directory_without_spec_text() {
+    let d = dir("spec-empty");
+    let output = asr_ctk(
+        &["spec", "check", "--spec", d.to_str().expect("utf-8")],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let missing = asr_ctk(&["spec", "check", "--spec", "/nonexistent/spec"], None);
+    assert_eq!(missing.status.code(), Some(2));
+}
+
+#[test]
+fn cases_are_listed_by_rule_verdict_and_name() {
+    let output = asr_ctk(
+        &[
+            "cases",
+            "--rule",
+            "ASR-212",
+            "--verdict",
+            "reject",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(0));
+    let names: Vec<String> = stdout(&output)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).expect("JSON")["name"]
+                .as_str()
+                .expect("name")
+                .to_owned()
+        })
+        .collect();
+    assert!(names.len() >= 2, "{names:?}");
+    assert!(
+        names
+            .iter()
+            .all(|n| n.contains("/n_") && n.contains("ASR-212")),
+        "{names:?}"
+    );
+    let glob = asr_ctk(&["cases", "--case", "lineage/ASR-41?/y_*"], None);
+    let text = stdout(&glob);
+    assert!(
+        text.lines().count() > 2
+            && text
+                .lines()
+                .filter(|l| l.starts_with('c'))
+                .all(|l| l.contains("lineage/ASR-41")),
+        "{text}"
+    );
+    let none = asr_ctk(&["cases", "--rule", "ASR-999"], None);
+    assert!(stdout(&none).contains("0 of"));
+    assert_eq!(
+        asr_ctk(&["cases", "--case", "[unclosed"], None)
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn a_closed_pipe_is_not_an_error() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_asr-ctk"))
+        .args(["rules"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    drop(child.stdout.take());
+    let output = child.wait_with_output().expect("ends");
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
     );
 }

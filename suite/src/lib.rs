@@ -8,6 +8,7 @@ pub mod diagnostic;
 pub mod generate;
 pub mod json;
 pub mod lines;
+pub mod lint;
 pub mod refs;
 pub mod report;
 pub mod schema;

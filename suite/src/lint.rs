@@ -1,0 +1,447 @@
+//! Checks of the corpus itself: a corpus whose cases can pass for the wrong reason, whose ids
+//! drift or whose rules go untested is a corpus nobody can certify against. Each check
+//! returns the problems it found, as sentences; none is a pass.
+
+use crate::case::{Case, Provenance, Verdict};
+use crate::catalog::{Catalog, CheckKind};
+use crate::diagnostic::Severity;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The sidecar schema, as compiled into the kit.
+pub const CASE_SCHEMA: &str = include_str!("../../schemas/case.schema.json");
+
+/// A sidecar's JSON against `schemas/case.schema.json`.
+pub fn sidecar_schema(name: &str, sidecar: &Value) -> Vec<String> {
+    let schema: Value = match serde_json::from_str(CASE_SCHEMA) {
+        Ok(schema) => schema,
+        Err(e) => return vec![format!("the case schema is not JSON: {e}")],
+    };
+    let validator = match jsonschema::validator_for(&schema) {
+        Ok(validator) => validator,
+        Err(e) => return vec![format!("the case schema does not compile: {e}")],
+    };
+    validator
+        .iter_errors(sidecar)
+        .map(|e| format!("{name}: {e} at {}", e.instance_path()))
+        .collect()
+}
+
+/// Ids: unique, each in the lock file under its case's name, and no locked id lost.
+pub fn ids(cases: &[Case], lock: &str) -> Vec<String> {
+    let mut locked: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut problems = Vec::new();
+    for line in lock
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let (id, name) = line.split_once('\t').unwrap_or((line, ""));
+        if locked.insert(id, name).is_some() {
+            problems.push(format!("ids.lock names {id} twice"));
+        }
+    }
+    let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+    for case in cases {
+        let id = case.sidecar.id.as_str();
+        if let Some(other) = seen.insert(id, &case.name) {
+            problems.push(format!("{id} is the id of both {other} and {}", case.name));
+        }
+        match locked.get(id) {
+            None => problems.push(format!(
+                "{id} ({}) is not in cases/ids.lock: add `{id}<TAB>{}`",
+                case.name, case.name
+            )),
+            Some(&name) if name != case.name => {
+                problems.push(format!(
+                    "ids.lock gives {id} to {name}, but {} has it: ids are never reused",
+                    case.name
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    for (id, name) in &locked {
+        if *name != "retired" && !seen.contains_key(id) {
+            problems.push(format!("ids.lock names {id} for {name}, which is gone: write `retired` in place of its name"));
+        }
+    }
+    problems
+}
+
+/// The file name's verdict agrees with the expectations: `y_` expects no error or warning,
+/// `n_` expects findings and only under the rules it names (a negative breaks one rule, so
+/// it cannot pass for another reason), `i_` says which rules a rejection must cite.
+pub fn prefixes(cases: &[Case]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for case in cases {
+        let Some(expect) = &case.sidecar.expect.validator else {
+            continue;
+        };
+        let counted =
+            |v: &&crate::case::Violation| v.severity != Severity::Notice || v.rule == "ASR-412";
+        match case.verdict() {
+            None => problems.push(format!(
+                "{}: the file name starts with none of y_, n_, i_",
+                case.name
+            )),
+            Some(Verdict::Accept) => {
+                if !expect.valid
+                    || expect
+                        .violations
+                        .iter()
+                        .any(|v| v.severity != Severity::Notice)
+                {
+                    problems.push(format!(
+                        "{}: a y_ case expects errors or warnings",
+                        case.name
+                    ));
+                }
+            }
+            Some(Verdict::Reject) => {
+                if !expect.violations.iter().any(|v| counted(&v)) {
+                    problems.push(format!("{}: an n_ case expects no finding", case.name));
+                }
+                for v in expect.violations.iter().filter(counted) {
+                    if !case.sidecar.rules.contains(&v.rule) {
+                        problems.push(format!(
+                            "{}: an n_ case breaks {} too, beyond the rules it names: a negative breaks one rule",
+                            case.name, v.rule
+                        ));
+                    }
+                }
+            }
+            Some(Verdict::Either) => {
+                if expect.if_rejected.is_empty() {
+                    problems.push(format!(
+                        "{}: an i_ case needs ifRejected: the rules a rejection must cite",
+                        case.name
+                    ));
+                }
+            }
+        }
+    }
+    problems
+}
+
+/// Every rule a case names is in the catalog.
+pub fn rules_exist(cases: &[Case], catalog: &Catalog) -> Vec<String> {
+    cases
+        .iter()
+        .flat_map(|c| c.sidecar.rules.iter().map(move |r| (c, r)))
+        .filter(|(_, r)| !catalog.knows(r))
+        .map(|(c, r)| format!("{}: {r} is in no catalog", c.name))
+        .collect()
+}
+
+/// Positive and negative cases per rule named.
+pub fn counts(cases: &[Case]) -> BTreeMap<String, (usize, usize)> {
+    let mut counts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for case in cases {
+        for rule in &case.sidecar.rules {
+            let entry = counts.entry(rule.clone()).or_default();
+            match case.verdict() {
+                Some(Verdict::Accept) => entry.0 += 1,
+                Some(Verdict::Reject) => entry.1 += 1,
+                _ => {}
+            }
+        }
+    }
+    counts
+}
+
+/// Every `stream` rule and inferred check has at least two positive and two negative cases.
+pub fn coverage(cases: &[Case], catalog: &Catalog) -> Vec<String> {
+    let counts = counts(cases);
+    let stream = catalog
+        .rules
+        .iter()
+        .filter(|r| r.checks.contains(&CheckKind::Stream))
+        .map(|r| &r.id);
+    stream
+        .chain(catalog.inferred.iter().map(|x| &x.id))
+        .filter_map(|id| {
+            let (y, n) = counts.get(id).copied().unwrap_or_default();
+            (y < 2 || n < 2).then(|| {
+                format!("{id}: {y} positive and {n} negative cases; it needs at least 2 of each")
+            })
+        })
+        .collect()
+}
+
+/// Every JSON example of the spec texts (file name, text) stands, whole, in the stream of a
+/// `y_` case whose provenance names it.
+pub fn spec_examples(cases: &[Case], spec: &[(&str, &str)]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut total = 0;
+    for (file, text) in spec {
+        for example in crate::spec::examples(text) {
+            total += 1;
+            let case = cases.iter().find(|c| {
+                matches!(&c.sidecar.provenance, Provenance::SpecExample { file: f, line, .. } if f == file && *line == example.line)
+            });
+            let Some(case) = case else {
+                problems.push(format!(
+                    "{file}:{}: the example has no case with a spec-example provenance naming it",
+                    example.line
+                ));
+                continue;
+            };
+            if case.verdict() != Some(Verdict::Accept) {
+                problems.push(format!(
+                    "{}: a spec example's case must be a y_ case",
+                    case.name
+                ));
+            }
+            if !stream_holds(&case.streams[0].1, &example.value) {
+                problems.push(format!(
+                    "{}: its stream does not hold the example of {file}:{} as written",
+                    case.name, example.line
+                ));
+            }
+        }
+    }
+    if total == 0 {
+        problems.push("no example found in the spec text".into());
+    }
+    problems
+}
+
+fn stream_holds(path: &Path, example: &Value) -> bool {
+    let Ok(stream) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    stream
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .any(|record| holds(&record, example))
+}
+
+/// Whether a record holds an example: the record itself, its content array, a part of it,
+/// or (for a fragment without a type) its members.
+fn holds(record: &Value, example: &Value) -> bool {
+    if record == example || record.get("content") == Some(example) {
+        return true;
+    }
+    if let Some(Value::Array(parts)) = record.get("content") {
+        if parts.contains(example) {
+            return true;
+        }
+    }
+    match example {
+        Value::Object(members) if !members.contains_key("type") => {
+            members.iter().all(|(k, v)| record.get(k) == Some(v))
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::{Expect, Sidecar, Status, ValidatorExpect, Violation};
+    use crate::catalog::Role;
+    use serde_json::json;
+    use std::path::PathBuf;
+
+    fn case(
+        name: &str,
+        id: &str,
+        rules: &[&str],
+        valid: bool,
+        violations: &[(&str, Severity)],
+    ) -> Case {
+        Case {
+            name: name.into(),
+            sidecar_path: PathBuf::from(format!("{name}.json")),
+            streams: vec![(String::new(), PathBuf::from(format!("{name}.jsonl")))],
+            sidecar: Sidecar {
+                id: id.into(),
+                description: "a case for testing the lints".into(),
+                rules: rules.iter().map(|r| (*r).to_owned()).collect(),
+                roles: vec![Role::Validator],
+                expect: Expect {
+                    validator: Some(ValidatorExpect {
+                        valid,
+                        violations: violations
+                            .iter()
+                            .map(|(rule, severity)| Violation {
+                                rule: (*rule).into(),
+                                severity: *severity,
+                                line: 2,
+                                pointer: String::new(),
+                                file: None,
+                            })
+                            .collect(),
+                        if_rejected: Vec::new(),
+                    }),
+                },
+                provenance: Provenance::HandWritten { note: None },
+                status: Status::Stable,
+            },
+        }
+    }
+
+    #[test]
+    fn ids_must_be_unique_locked_and_never_lost() {
+        let a = case("m/ASR-212/y_a", "c0001", &["ASR-212"], true, &[]);
+        let b = case("m/ASR-212/y_b", "c0002", &["ASR-212"], true, &[]);
+        assert!(
+            ids(
+                &[a.clone(), b.clone()],
+                "c0001\tm/ASR-212/y_a\nc0002\tm/ASR-212/y_b\n"
+            )
+            .is_empty()
+        );
+        assert!(
+            ids(
+                std::slice::from_ref(&a),
+                "c0001\tm/ASR-212/y_a\nc0002\tretired\n"
+            )
+            .is_empty()
+        );
+        let twice = case("m/ASR-212/y_c", "c0001", &["ASR-212"], true, &[]);
+        assert_eq!(ids(&[a.clone(), twice], "c0001\tm/ASR-212/y_a\n").len(), 2);
+        assert_eq!(
+            ids(&[a.clone(), b.clone()], "c0001\tm/ASR-212/y_a\n").len(),
+            1,
+            "b is not locked"
+        );
+        assert_eq!(
+            ids(
+                std::slice::from_ref(&a),
+                "c0001\tm/ASR-212/y_a\nc0002\tm/ASR-212/y_b\n"
+            )
+            .len(),
+            1,
+            "b is lost"
+        );
+        assert_eq!(
+            ids(&[b], "c0002\tm/ASR-212/y_renamed\n").len(),
+            1,
+            "renamed without the lock"
+        );
+    }
+
+    #[test]
+    fn prefixes_must_agree_with_expectations() {
+        let good = [
+            case(
+                "x/y_ok",
+                "c1",
+                &["ASR-212"],
+                true,
+                &[("ASR-406", Severity::Notice)],
+            ),
+            case(
+                "x/n_ok",
+                "c2",
+                &["ASR-212"],
+                false,
+                &[("ASR-212", Severity::Error)],
+            ),
+        ];
+        assert!(prefixes(&good).is_empty(), "{:?}", prefixes(&good));
+        let bad = [
+            case(
+                "x/y_bad",
+                "c1",
+                &["ASR-212"],
+                true,
+                &[("ASR-212", Severity::Warning)],
+            ),
+            case("x/n_empty", "c2", &["ASR-212"], true, &[]),
+            case(
+                "x/n_other_rule",
+                "c3",
+                &["ASR-212"],
+                false,
+                &[("ASR-212", Severity::Error), ("ASR-X-016", Severity::Error)],
+            ),
+            case(
+                "x/i_no_branches",
+                "c4",
+                &["ASR-X-002"],
+                false,
+                &[("ASR-X-002", Severity::Error)],
+            ),
+            case("x/z_no_prefix", "c5", &["ASR-212"], true, &[]),
+        ];
+        assert_eq!(prefixes(&bad).len(), 5, "{:?}", prefixes(&bad));
+    }
+
+    #[test]
+    fn unknown_rules_and_thin_coverage_are_found() {
+        let catalog = Catalog::embedded();
+        let cases = [case("x/y_a", "c1", &["ASR-223"], true, &[])];
+        assert_eq!(
+            rules_exist(&cases, catalog),
+            ["x/y_a: ASR-223 is in no catalog"]
+        );
+        let one_each = [
+            case("x/y_a", "c1", &["ASR-212"], true, &[]),
+            case(
+                "x/n_a",
+                "c2",
+                &["ASR-212"],
+                false,
+                &[("ASR-212", Severity::Error)],
+            ),
+        ];
+        let problems = coverage(&one_each, catalog);
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with("ASR-212: 1 positive and 1 negative")),
+            "{problems:?}"
+        );
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with("ASR-402: 0 positive")),
+            "{problems:?}"
+        );
+    }
+
+    #[test]
+    fn sidecars_are_held_to_their_schema() {
+        let good = serde_json::to_value(&case("x/y_a", "c0001", &["ASR-212"], true, &[]).sidecar)
+            .expect("serializes");
+        assert!(
+            sidecar_schema("x/y_a", &good).is_empty(),
+            "{:?}",
+            sidecar_schema("x/y_a", &good)
+        );
+        let mut bad = good.clone();
+        bad["id"] = json!("case-1");
+        bad["rules"] = json!([]);
+        assert_eq!(sidecar_schema("x/y_a", &bad).len(), 2);
+    }
+
+    #[test]
+    fn a_spec_example_without_its_case_is_found() {
+        let dir = std::env::temp_dir().join(format!("asr-ctk-lint-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let stream = dir.join("y_ex.jsonl");
+        std::fs::write(
+            &stream,
+            "{\"type\":\"session\",\"seq\":0,\"id\":\"h\"}\n{\"type\":\"text\",\"text\":\"hi\"}\n",
+        )
+        .expect("write");
+        let spec = "Heading\n\n{\"type\": \"text\", \"text\": \"hi\"}\n\nProse.\n\n{\"type\": \"text\", \"text\": \"other\"}\n";
+        let mut covered = case("x/y_ex", "c1", &["ASR-210"], true, &[]);
+        covered.streams = vec![(String::new(), stream)];
+        covered.sidecar.provenance = Provenance::SpecExample {
+            file: "s.txt".into(),
+            line: 3,
+            section: "Heading".into(),
+            wrapped: None,
+        };
+        let problems = spec_examples(&[covered], &[("s.txt", spec)]);
+        assert_eq!(
+            problems,
+            ["s.txt:7: the example has no case with a spec-example provenance naming it"]
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
