@@ -42,8 +42,9 @@ pub enum Failure {
     },
 }
 
-/// Parses one line of JSON text.
-pub fn parse(text: &str) -> Result<Parsed, Failure> {
+/// Parses one line of JSON. A line that parses is valid UTF-8: serde_json checks the bytes
+/// of every string, and outside strings only ASCII is JSON.
+pub fn parse(text: &[u8]) -> Result<Parsed, Failure> {
     let mut found = false;
     let value = parse_with(text, &mut Tracker::Flag(&mut found))?;
     if !found {
@@ -68,8 +69,8 @@ pub fn parse(text: &str) -> Result<Parsed, Failure> {
     })
 }
 
-fn parse_with(text: &str, tracker: &mut Tracker<'_>) -> Result<Value, Failure> {
-    let mut de = serde_json::Deserializer::from_str(text);
+fn parse_with(text: &[u8], tracker: &mut Tracker<'_>) -> Result<Value, Failure> {
+    let mut de = serde_json::Deserializer::from_slice(text);
     let value = ValueSeed { tracker }
         .deserialize(&mut de)
         .map_err(|e| classify(&e))?;
@@ -236,7 +237,7 @@ mod tests {
     #[test]
     fn parses_like_serde_json() {
         let text = r#"{"a":[1,-2,3.5,"x",null,true,{"b":{}}],"c":"\u00e9\n"}"#;
-        let parsed = parse(text).expect("valid");
+        let parsed = parse(text.as_bytes()).expect("valid");
         let plain: Value = serde_json::from_str(text).expect("valid");
         assert_eq!(parsed.value, plain);
         assert!(parsed.duplicates.is_empty());
@@ -245,7 +246,7 @@ mod tests {
     #[test]
     fn duplicate_names_are_found_with_their_pointer_and_the_last_wins() {
         let parsed =
-            parse(r#"{"a":1,"b":{"c":1,"c":2},"l":[{"x/y":0,"x/y":1}],"a":3}"#).expect("valid");
+            parse(br#"{"a":1,"b":{"c":1,"c":2},"l":[{"x/y":0,"x/y":1}],"a":3}"#).expect("valid");
         assert_eq!(parsed.duplicates, ["/b/c", "/l/0/x~1y", "/a"]);
         assert_eq!(parsed.value["a"], 3);
         assert_eq!(parsed.value["b"]["c"], 2);
@@ -254,18 +255,18 @@ mod tests {
     #[test]
     fn failures_are_classified() {
         assert!(matches!(
-            parse(r#"{"a": 1e400}"#),
+            parse(br#"{"a": 1e400}"#),
             Err(Failure::NumberOutOfRange { .. })
         ));
         let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
-        assert!(matches!(parse(&deep), Err(Failure::TooDeep { .. })));
+        assert!(matches!(parse(deep.as_bytes()), Err(Failure::TooDeep { .. })));
         let ok_depth = format!("{}{}", "[".repeat(MAX_DEPTH - 1), "]".repeat(MAX_DEPTH - 1));
-        assert!(parse(&ok_depth).is_ok());
-        match parse(r#"{"a": "b"#) {
+        assert!(parse(ok_depth.as_bytes()).is_ok());
+        match parse(br#"{"a": "b"#) {
             Err(Failure::Syntax { eof, .. }) => assert!(eof),
             other => panic!("{other:?}"),
         }
-        match parse(r#"{"a": 1} x"#) {
+        match parse(br#"{"a": 1} x"#) {
             Err(Failure::Syntax {
                 eof,
                 column,
@@ -281,7 +282,7 @@ mod tests {
 
     #[test]
     fn huge_integers_become_doubles_and_whitespace_around_is_fine() {
-        let parsed = parse(" {\"n\": 123456789012345678901234567890}\r").expect("valid");
+        let parsed = parse(b" {\"n\": 123456789012345678901234567890}\r").expect("valid");
         assert!(parsed.value["n"].is_f64());
     }
 }

@@ -271,31 +271,22 @@ impl Checker {
                            every value, and no text is altered";
             self.emit(&place, Finding::notice("ASR-X-019", "", message));
         }
-        let text = match std::str::from_utf8(bytes) {
-            Ok(text) => text,
-            Err(e) => {
-                let message = format!(
-                    "the line is not UTF-8: invalid byte sequence at byte {} of the line; it was not checked",
-                    e.valid_up_to() + 1
-                );
-                self.emit(&place, Finding::error("ASR-X-001", "", message));
-                return;
-            }
-        };
-        if text.trim_matches([' ', '\t', '\r']).is_empty() {
-            self.emit(
-                &place,
-                Finding::error(
-                    "ASR-X-003",
-                    "",
-                    "the line is empty; every line is one JSON object",
-                ),
-            );
+        if bytes.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
+            self.emit(&place, Finding::error("ASR-X-003", "", "the line is empty; every line is one JSON object"));
             return;
         }
-        let parsed = match json::parse(text) {
+        let parsed = match json::parse(bytes) {
             Ok(parsed) => parsed,
             Err(failure) => {
+                // Only a line that does not parse can be invalid UTF-8: ask which it is.
+                if let Err(e) = std::str::from_utf8(bytes) {
+                    let message = format!(
+                        "the line is not UTF-8: invalid byte sequence at byte {} of the line; it was not checked",
+                        e.valid_up_to() + 1
+                    );
+                    self.emit(&place, Finding::error("ASR-X-001", "", message));
+                    return;
+                }
                 let finding = match failure {
                     Failure::TooDeep { column } => Finding::error(
                         "ASR-X-006",
