@@ -56,9 +56,18 @@ fn main() {
     }
     let parse = median(&mut parse);
     let validate = median(&mut validate);
-    println!("parse only (serde_json::Value): median {parse:.3} s, {:.1} MB/s", size / parse);
-    println!("validate:                       median {validate:.3} s, {:.1} MB/s", size / validate);
-    println!("validate / parse-only throughput: {:.0}%", 100.0 * parse / validate);
+    println!(
+        "parse only (serde_json::Value): median {parse:.3} s, {:.1} MB/s",
+        size / parse
+    );
+    println!(
+        "validate:                       median {validate:.3} s, {:.1} MB/s",
+        size / validate
+    );
+    println!(
+        "validate / parse-only throughput: {:.0}%",
+        100.0 * parse / validate
+    );
     let kit_parse = median(&mut kit_parse);
     let kit_schema = median(&mut kit_schema);
     println!(

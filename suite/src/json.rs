@@ -6,7 +6,8 @@ use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 use std::fmt;
 
-/// The deepest nesting a line may have; serde_json refuses deeper input on its own.
+/// The deepest nesting a line may have: the line's object is at depth 1, a value inside it
+/// at depth 2, and so on. Deeper input is refused before it is read, so the stack stays small.
 pub const MAX_DEPTH: usize = 128;
 
 /// A line parsed into a value.
@@ -71,7 +72,9 @@ pub fn parse(text: &[u8]) -> Result<Parsed, Failure> {
 
 fn parse_with(text: &[u8], tracker: &mut Tracker<'_>) -> Result<Value, Failure> {
     let mut de = serde_json::Deserializer::from_slice(text);
-    let value = ValueSeed { tracker }
+    // The seed counts depth itself and stops at MAX_DEPTH (serde_json's own limit stops at 127).
+    de.disable_recursion_limit();
+    let value = ValueSeed { tracker, depth: 0 }
         .deserialize(&mut de)
         .map_err(|e| classify(&e))?;
     de.end().map_err(|e| classify(&e))?;
@@ -82,7 +85,7 @@ fn classify(error: &serde_json::Error) -> Failure {
     let column = error.column().max(1);
     let text = error.to_string();
     let message = text.split(" at line ").next().unwrap_or(&text).to_owned();
-    if message.contains("recursion limit exceeded") {
+    if message.contains(TOO_DEEP) {
         Failure::TooDeep { column }
     } else if message.contains("number out of range") {
         Failure::NumberOutOfRange { column }
@@ -105,7 +108,12 @@ enum Tracker<'a> {
 
 struct ValueSeed<'t, 'a> {
     tracker: &'t mut Tracker<'a>,
+    /// The depth of the container holding the value (0 for the line itself).
+    depth: usize,
 }
+
+/// The message of the error that stops too deep a line; [`classify`] knows it.
+const TOO_DEEP: &str = "recursion limit exceeded";
 
 impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_> {
     type Value = Value;
@@ -151,11 +159,16 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let depth = self.depth + 1;
+        if depth > MAX_DEPTH {
+            return Err(serde::de::Error::custom(TOO_DEEP));
+        }
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
         loop {
             let mark = self.tracker.enter_index(items.len());
             let item = seq.next_element_seed(ValueSeed {
                 tracker: &mut *self.tracker,
+                depth,
             })?;
             self.tracker.leave(mark);
             match item {
@@ -166,11 +179,16 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let depth = self.depth + 1;
+        if depth > MAX_DEPTH {
+            return Err(serde::de::Error::custom(TOO_DEEP));
+        }
         let mut members = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             let mark = self.tracker.enter(&key);
             let value = map.next_value_seed(ValueSeed {
                 tracker: &mut *self.tracker,
+                depth,
             })?;
             self.tracker.leave(mark);
             match members.entry(key) {
@@ -259,9 +277,26 @@ mod tests {
             Err(Failure::NumberOutOfRange { .. })
         ));
         let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
-        assert!(matches!(parse(deep.as_bytes()), Err(Failure::TooDeep { .. })));
-        let ok_depth = format!("{}{}", "[".repeat(MAX_DEPTH - 1), "]".repeat(MAX_DEPTH - 1));
-        assert!(parse(ok_depth.as_bytes()).is_ok());
+        assert!(matches!(
+            parse(deep.as_bytes()),
+            Err(Failure::TooDeep { .. })
+        ));
+        let at_limit = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(parse(at_limit.as_bytes()).is_ok());
+        let over = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
+        assert!(matches!(
+            parse(over.as_bytes()),
+            Err(Failure::TooDeep { .. })
+        ));
+        let objects = format!(
+            "{}1{}",
+            "{\"a\":".repeat(MAX_DEPTH + 1),
+            "}".repeat(MAX_DEPTH + 1)
+        );
+        assert!(matches!(
+            parse(objects.as_bytes()),
+            Err(Failure::TooDeep { .. })
+        ));
         match parse(br#"{"a": "b"#) {
             Err(Failure::Syntax { eof, .. }) => assert!(eof),
             other => panic!("{other:?}"),

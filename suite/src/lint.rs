@@ -134,23 +134,34 @@ pub fn rules_exist(cases: &[Case], catalog: &Catalog) -> Vec<String> {
         .collect()
 }
 
-/// Positive and negative cases per rule named.
+/// Positive and negative cases per rule named. A negative is a case whose expectations
+/// have a finding under the rule (an `n_` case; an `i_` case where the reference rejects;
+/// for checks that only ever give notices, the case where the notice is given); a positive
+/// is a `y_` case that names the rule and expects no finding under it.
 pub fn counts(cases: &[Case]) -> BTreeMap<String, (usize, usize)> {
     let mut counts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for case in cases {
+        let findings = case
+            .sidecar
+            .expect
+            .validator
+            .as_ref()
+            .map(|v| v.violations.as_slice())
+            .unwrap_or_default();
         for rule in &case.sidecar.rules {
             let entry = counts.entry(rule.clone()).or_default();
-            match case.verdict() {
-                Some(Verdict::Accept) => entry.0 += 1,
-                Some(Verdict::Reject) => entry.1 += 1,
-                _ => {}
+            if findings.iter().any(|v| &v.rule == rule) {
+                entry.1 += 1;
+            } else if case.verdict() == Some(Verdict::Accept) {
+                entry.0 += 1;
             }
         }
     }
     counts
 }
 
-/// Every `stream` rule and inferred check has at least two positive and two negative cases.
+/// Every `stream` rule and inferred check has at least two positive and two negative cases
+/// (as [`counts`] counts them).
 pub fn coverage(cases: &[Case], catalog: &Catalog) -> Vec<String> {
     let counts = counts(cases);
     let stream = catalog

@@ -99,7 +99,7 @@ impl State {
             "subagent" => self.subagent(place, record, out),
             _ => None,
         };
-        if let Some(target) = str_member(record, "supersedes") {
+        if let Some(target) = ref_member(record, "supersedes") {
             self.supersedes(place, kind, target, out);
         }
         self.copied_from(place, record, out);
@@ -127,17 +127,9 @@ impl State {
                     None,
                 ));
             } else {
-                // Read it as the header all the same, so that what it declares still counts.
+                // Read it as the header all the same, so that what it declares still counts;
+                // the record before it was reported as not being the header.
                 self.header_line = Some(place.line);
-                self.first_not_header_reported = true;
-                out.push((
-                    Finding::error(
-                        "ASR-X-007",
-                        "/type",
-                        "the session header is not the first record",
-                    ),
-                    None,
-                ));
             }
         } else if first {
             self.first_not_header_reported = true;
@@ -267,7 +259,11 @@ impl State {
             if let Some(from) = inherits.get("from").and_then(Value::as_str) {
                 self.name_session(place, from, "/lineage/inherits/from".into());
             }
-            if let Some(target) = inherits.get("localThroughId").and_then(Value::as_str) {
+            if let Some(target) = inherits
+                .get("localThroughId")
+                .and_then(Value::as_str)
+                .filter(|t| !t.is_empty())
+            {
                 self.wait(
                     place,
                     "/lineage/inherits/localThroughId",
@@ -312,7 +308,7 @@ impl State {
     /// ASR-222: a later state of a plan supersedes its latest state.
     fn plan(&mut self, place: &Place, record: &Map<String, Value>, out: &mut Out) -> Option<usize> {
         let plan_id = str_member(record, "planId")?;
-        let supersedes = str_member(record, "supersedes");
+        let supersedes = ref_member(record, "supersedes");
         let target = supersedes.and_then(|s| self.resolve_one(s));
         let group = if let Some((group, latest)) = self.plans.get(plan_id) {
             let group = *group;
@@ -379,7 +375,7 @@ impl State {
                 .push((child.clone(), call.clone(), place.line));
         }
         let existing = self.find_delegation(child.as_deref(), call.as_deref());
-        let supersedes = str_member(record, "supersedes");
+        let supersedes = ref_member(record, "supersedes");
         let target = supersedes.and_then(|s| self.resolve_one(s));
         let id = place.id.clone()?;
         if let Some(index) = existing {
@@ -545,7 +541,11 @@ impl State {
             None => session.is_none(),
             Some(session) => self.own_session.as_deref() == Some(session.as_str()),
         };
-        let Some(target) = copied.get("record").and_then(Value::as_str) else {
+        let Some(target) = copied
+            .get("record")
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+        else {
             return;
         };
         if !local {
@@ -591,7 +591,7 @@ impl State {
         }
         if let Some(Value::Array(entries)) = record.get("derivedFrom") {
             for (n, entry) in entries.iter().enumerate() {
-                let Some(entry) = entry.as_str() else {
+                let Some(entry) = entry.as_str().filter(|e| !e.is_empty()) else {
                     continue;
                 };
                 let pointer = format!("/derivedFrom/{n}");
@@ -630,7 +630,7 @@ impl State {
                 ));
             }
         }
-        if let Some(message) = str_member(record, "message") {
+        if let Some(message) = ref_member(record, "message") {
             self.wait(place, "/message", message, Wait::DeliveryMessage);
         }
     }
@@ -896,6 +896,11 @@ fn describe_delegation(delegation: &Delegation) -> String {
 
 fn canonical(session: &str) -> Option<String> {
     parse_session_ref(session).ok().map(|r| r.canonical())
+}
+
+/// A reference member; an empty one is malformed (reported by the schema), not unresolved.
+fn ref_member<'a>(record: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    str_member(record, key).filter(|r| !r.is_empty())
 }
 
 fn str_member<'a>(record: &'a Map<String, Value>, key: &str) -> Option<&'a str> {

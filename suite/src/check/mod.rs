@@ -272,7 +272,14 @@ impl Checker {
             self.emit(&place, Finding::notice("ASR-X-019", "", message));
         }
         if bytes.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
-            self.emit(&place, Finding::error("ASR-X-003", "", "the line is empty; every line is one JSON object"));
+            self.emit(
+                &place,
+                Finding::error(
+                    "ASR-X-003",
+                    "",
+                    "the line is empty; every line is one JSON object",
+                ),
+            );
             return;
         }
         let parsed = match json::parse(bytes) {
