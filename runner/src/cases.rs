@@ -111,5 +111,10 @@ pub fn run(args: &Args) -> Result<u8> {
         writeln!(out, "{} of {} cases", selected.len(), cases.len())?;
     }
     out.flush()?;
+    if selected.is_empty() {
+        // A filter that selects nothing is almost always a typo; say so in the status.
+        eprintln!("asr-ctk: no case matches the filters given");
+        return Ok(exit::INVALID);
+    }
     Ok(exit::OK)
 }

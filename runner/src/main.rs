@@ -30,6 +30,8 @@ enum Command {
     /// the corpus's positive and negative cases for each.
     Rules(rules::Args),
     /// List the cases of the corpus, filtered by rule, role, verdict or name.
+    ///
+    /// Exit status: 0 when some case matches, 1 when none does, 2 for usage or I/O errors.
     Cases(cases::Args),
     /// The spec-change gate.
     #[command(subcommand)]

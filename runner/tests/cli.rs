@@ -508,6 +508,11 @@ fn cases_are_listed_by_rule_verdict_and_name() {
     let none = asr_ctk(&["cases", "--rule", "ASR-999"], None);
     assert!(stdout(&none).contains("0 of"));
     assert_eq!(
+        none.status.code(),
+        Some(1),
+        "a filter that matches nothing fails"
+    );
+    assert_eq!(
         asr_ctk(&["cases", "--case", "[unclosed"], None)
             .status
             .code(),
