@@ -92,6 +92,14 @@ impl SessionRefError {
 }
 
 /// Reads a session reference.
+///
+/// ```
+/// use asr_suite::refs::parse_session_ref;
+///
+/// let child = parse_session_ref("t3-code:6f1d:thread%3Adelegated#callId=c1").expect("valid");
+/// assert_eq!((child.agent, child.path, child.fragment), ("t3-code", "6f1d:thread%3Adelegated", Some("callId=c1")));
+/// assert!(parse_session_ref("no-agent-name").is_err());
+/// ```
 pub fn parse_session_ref(text: &str) -> Result<SessionRef<'_>, SessionRefError> {
     let (head, fragment) = match text.split_once('#') {
         Some((head, fragment)) => {
