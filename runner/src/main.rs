@@ -1,9 +1,12 @@
 //! `asr-ctk`: the command line of the ASR conformance kit.
 
+mod adapter_cmd;
 mod cases;
 mod corpus;
 mod exit;
+mod report_cmd;
 mod rules;
+mod run;
 mod spec_check;
 mod validate;
 
@@ -36,6 +39,18 @@ enum Command {
     /// The spec-change gate.
     #[command(subcommand)]
     Spec(SpecCommand),
+    /// Run the corpus against an implementation through its adapter (PROTOCOL.md), and
+    /// write the conformance reports. Without --adapter, the kit's reference implementation.
+    ///
+    /// Exit status: 0 when no case failed (or, with --expect, when the results match the
+    /// expectations), 1 otherwise, 2 for usage or I/O errors.
+    Run(Box<run::Args>),
+    /// Built-in adapters.
+    #[command(subcommand)]
+    Adapter(adapter_cmd::AdapterCommand),
+    /// Conformance reports.
+    #[command(subcommand)]
+    Report(report_cmd::ReportCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -63,6 +78,9 @@ fn main() -> ExitCode {
         Command::Rules(args) => rules::run(&args),
         Command::Cases(args) => cases::run(&args),
         Command::Spec(SpecCommand::Check(args)) => spec_check::run(&args),
+        Command::Run(args) => run::run(&args),
+        Command::Adapter(command) => adapter_cmd::run(&command),
+        Command::Report(command) => report_cmd::run(&command),
     };
     match result {
         Ok(code) => ExitCode::from(code),

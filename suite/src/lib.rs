@@ -19,12 +19,17 @@
 pub mod case;
 pub mod catalog;
 pub mod check;
+pub mod conformance;
 pub mod diagnostic;
 pub mod generate;
 pub mod json;
+pub mod judge;
 pub mod lines;
 pub mod lint;
+pub mod protocol;
+pub mod reference;
 pub mod refs;
+pub mod render;
 pub mod report;
 pub mod schema;
 pub mod spec;

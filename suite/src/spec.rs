@@ -89,8 +89,12 @@ pub fn examples(text: &str) -> Vec<Example> {
 
 /// `sha256:` followed by the lowercase hex sha256 of `text`.
 pub fn fingerprint(text: &str) -> String {
-    let digest = Sha256::digest(text.as_bytes());
-    let mut out = String::with_capacity(7 + 64);
+    prefixed_hex(&Sha256::digest(text.as_bytes()))
+}
+
+/// `sha256:` followed by a digest in lowercase hex.
+pub fn prefixed_hex(digest: &[u8]) -> String {
+    let mut out = String::with_capacity(7 + 2 * digest.len());
     out.push_str("sha256:");
     for byte in digest {
         out.push(char::from(b"0123456789abcdef"[usize::from(byte >> 4)]));

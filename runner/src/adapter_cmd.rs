@@ -1,0 +1,69 @@
+//! `asr-ctk adapter reference`: the kit's own implementation behind the adapter protocol,
+//! persistent by default, one-shot when the kit's one-shot environment is set.
+
+use crate::exit;
+use anyhow::{Context, Result};
+use asr_suite::lines::{Line, LineReader};
+use asr_suite::protocol::{Reply, Request};
+use asr_suite::reference;
+use std::io::{Read, Write};
+
+#[derive(Debug, clap::Subcommand)]
+pub enum AdapterCommand {
+    /// The reference implementation (the stream checker) as an adapter.
+    Reference,
+}
+
+pub fn run(command: &AdapterCommand) -> Result<u8> {
+    match command {
+        AdapterCommand::Reference => reference_adapter(),
+    }
+}
+
+fn reference_adapter() -> Result<u8> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if std::env::var_os("ASR_CTK_HANDSHAKE").is_some() {
+        send(&mut out, &reference::started())?;
+        return Ok(exit::OK);
+    }
+    if std::env::var_os("ASR_CTK_ROLE").is_some() {
+        let mut input = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut input)
+            .context("failed to read the stream")?;
+        send(&mut out, &reference::answer_bytes(&input))?;
+        return Ok(exit::OK);
+    }
+    let stdin = std::io::stdin();
+    let mut lines = LineReader::new(stdin.lock(), 1 << 30);
+    while let Some(line) = lines.next_line().context("failed to read a request")? {
+        let Line::Text { bytes, .. } = line else {
+            continue;
+        };
+        let request: Request = match serde_json::from_slice(bytes) {
+            Ok(request) => request,
+            Err(e) => {
+                eprintln!("asr-ctk adapter: not a request: {e}");
+                continue;
+            }
+        };
+        match request {
+            Request::Start { .. } => send(&mut out, &reference::started())?,
+            Request::Case(case) => send(&mut out, &reference::answer(&case))?,
+            Request::Stop => {
+                send(&mut out, &Reply::Stopped)?;
+                break;
+            }
+        }
+    }
+    Ok(exit::OK)
+}
+
+fn send(out: &mut impl Write, reply: &Reply) -> Result<()> {
+    serde_json::to_writer(&mut *out, reply)?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
+}

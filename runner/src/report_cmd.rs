@@ -1,0 +1,79 @@
+//! `asr-ctk report merge`: shards of one run, combined into one report.
+
+use crate::{corpus, exit};
+use anyhow::{Context, Result, bail};
+use asr_suite::catalog::Catalog;
+use asr_suite::conformance::RunReport;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Subcommand)]
+pub enum ReportCommand {
+    /// Combine the report.json files of the shards of one run into one report.
+    Merge {
+        /// The shards' report.json files.
+        #[arg(required = true, value_name = "REPORT")]
+        reports: Vec<PathBuf>,
+        /// Where to write the merged reports.
+        #[arg(long, value_name = "DIR", default_value = "asr-ctk-report")]
+        out: PathBuf,
+        /// The corpus the run used (default: ./cases, else the corpus the kit was built with).
+        #[arg(long, value_name = "DIR")]
+        cases: Option<PathBuf>,
+    },
+}
+
+pub fn run(command: &ReportCommand) -> Result<u8> {
+    let ReportCommand::Merge {
+        reports,
+        out,
+        cases,
+    } = command;
+    let mut merged: Option<RunReport> = None;
+    let mut seen = BTreeSet::new();
+    for path in reports {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("failed to read {}", path.display()))?;
+        let report: RunReport = serde_json::from_str(&text)
+            .with_context(|| format!("failed to parse {} as a report", path.display()))?;
+        for case in &report.cases {
+            if !seen.insert(case.name.clone()) {
+                bail!(
+                    "{}: case {} is in two of the reports: they are not shards of one run",
+                    path.display(),
+                    case.name
+                );
+            }
+        }
+        match &mut merged {
+            None => merged = Some(report),
+            Some(all) => {
+                let same = all.case_set == report.case_set
+                    && all.kit_version == report.kit_version
+                    && all.adapter.implementation == report.adapter.implementation;
+                if !same {
+                    bail!(
+                        "{}: another kit version, case set or implementation than the first report: not shards of one run",
+                        path.display()
+                    );
+                }
+                all.cases.extend(report.cases);
+                all.shards.extend(report.shards);
+                if report.started_at < all.started_at {
+                    all.started_at = report.started_at;
+                }
+            }
+        }
+    }
+    let Some(mut merged) = merged else {
+        bail!("no report given")
+    };
+    let (_, corpus) = corpus::load(cases.as_deref())?;
+    merged.summarize(Catalog::embedded(), &corpus);
+    crate::run::write_reports(&merged, out)?;
+    Ok(if merged.has_failures() {
+        exit::INVALID
+    } else {
+        exit::OK
+    })
+}

@@ -1,0 +1,129 @@
+//! `--expect`: an implementation's known results, and how a run compares with them.
+
+use anyhow::{Context, Result};
+use asr_suite::conformance::{Outcome, RunReport};
+use serde::Deserialize;
+use std::path::Path;
+
+/// The expectations file (`schemas/expectations.schema.json`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expectations {
+    /// The implementation they are for.
+    pub implementation: String,
+    /// Known results other than pass.
+    pub known: Vec<Known>,
+}
+
+/// One known result.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Known {
+    /// A case name or glob.
+    #[serde(default)]
+    pub case: Option<String>,
+    /// A rule: every case naming it.
+    #[serde(default)]
+    pub rule: Option<String>,
+    /// The outcome it has.
+    pub outcome: Outcome,
+    /// Why.
+    pub reason: String,
+    /// Where it is tracked.
+    #[serde(default)]
+    pub link: Option<String>,
+}
+
+/// How a run compares with the expectations.
+#[derive(Debug, Default)]
+pub struct Comparison {
+    /// Cases that fail (in any way) with no entry, or with another outcome than their entry's.
+    pub regressions: Vec<String>,
+    /// Cases whose entry expects a failure but that passed: the entry can go.
+    pub unexpected_passes: Vec<String>,
+    /// Known failures that failed as expected.
+    pub matched: usize,
+    /// The implementation named by the file, when it is not the one run.
+    pub other_implementation: Option<String>,
+}
+
+/// Reads and checks an expectations file.
+pub fn load(path: &Path) -> Result<Expectations> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("failed to read {}", path.display()))?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("failed to parse {}", path.display()))?;
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../../schemas/expectations.schema.json"))?;
+    let validator = jsonschema::validator_for(&schema)
+        .map_err(|e| anyhow::anyhow!("failed to compile the expectations schema: {e}"))?;
+    let problems: Vec<String> = validator
+        .iter_errors(&value)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    anyhow::ensure!(
+        problems.is_empty(),
+        "{} does not match schemas/expectations.schema.json: {}",
+        path.display(),
+        problems.join("; ")
+    );
+    let expectations: Expectations = serde_json::from_value(value)
+        .with_context(|| format!("failed to read {}", path.display()))?;
+    for known in &expectations.known {
+        if let Some(case) = &known.case {
+            glob::Pattern::new(case)
+                .with_context(|| format!("{}: `{case}` is not a valid glob", path.display()))?;
+        }
+    }
+    Ok(expectations)
+}
+
+/// Compares a run with the expectations.
+pub fn compare(expectations: &Expectations, report: &RunReport) -> Comparison {
+    let mut comparison = Comparison::default();
+    if let Some(implementation) = &report.adapter.implementation {
+        if implementation.name != expectations.implementation {
+            comparison.other_implementation = Some(expectations.implementation.clone());
+        }
+    }
+    for case in &report.cases {
+        let entry = expectations.known.iter().find(|k| {
+            k.case
+                .as_deref()
+                .is_some_and(|p| glob::Pattern::new(p).is_ok_and(|p| p.matches(&case.name)))
+                || k.rule
+                    .as_deref()
+                    .is_some_and(|r| case.rules.iter().any(|x| x == r))
+        });
+        match (entry, case.outcome) {
+            (Some(known), outcome) if known.outcome == outcome => comparison.matched += 1,
+            (Some(known), Outcome::Pass) => comparison.unexpected_passes.push(format!(
+                "{} (known as {}: {}{})",
+                case.name,
+                known.outcome.as_str(),
+                known.reason,
+                known
+                    .link
+                    .as_deref()
+                    .map(|l| format!(", {l}"))
+                    .unwrap_or_default()
+            )),
+            (Some(known), outcome) if outcome.is_failure() || known.outcome != Outcome::Skipped => {
+                comparison.regressions.push(format!(
+                    "{} ({}; known as {}: {})",
+                    case.name,
+                    outcome.as_str(),
+                    known.outcome.as_str(),
+                    known.reason
+                ));
+            }
+            (None, outcome) if outcome.is_failure() => {
+                comparison
+                    .regressions
+                    .push(format!("{} ({})", case.name, outcome.as_str()));
+            }
+            _ => {}
+        }
+    }
+    comparison
+}

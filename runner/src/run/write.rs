@@ -1,0 +1,130 @@
+//! Writing a run's reports, and its summary on stdout.
+
+use super::expect::Comparison;
+use anyhow::{Context, Result};
+use asr_suite::conformance::{Outcome, RuleVerdict, RunReport};
+use asr_suite::render;
+use std::io::Write;
+use std::path::Path;
+
+/// The report files of a run, in `dir`.
+pub fn reports(report: &RunReport, dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("failed to create {}", dir.display()))?;
+    let write = |name: &str, text: String| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).with_context(|| format!("failed to write {}", path.display()))
+    };
+    write("report.json", serde_json::to_string_pretty(report)? + "\n")?;
+    write("report.md", render::markdown(report))?;
+    write("report.html", render::html(report))?;
+    write("junit.xml", render::junit(report))?;
+    write(
+        "badge.json",
+        serde_json::to_string_pretty(&render::badge(report))? + "\n",
+    )?;
+    Ok(())
+}
+
+/// The per-rule summary, on stdout.
+pub fn summary(report: &RunReport, dir: &Path) -> Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let who = report.adapter.implementation.as_ref().map_or_else(
+        || "an adapter that never started".to_owned(),
+        |i| format!("{} {} ({})", i.name, i.version, i.language),
+    );
+    writeln!(
+        out,
+        "asr-ctk {}: {} cases against {who}, {} mode",
+        report.kit_version,
+        report.cases.len(),
+        report.adapter.mode
+    )?;
+    writeln!(
+        out,
+        "{:<10} {:<15} {:>5} {:>5} {:>5} {:>5} {:>5}",
+        "rule", "verdict", "cases", "pass", "fail", "skip", "error"
+    )?;
+    for rule in &report.rules {
+        if matches!(rule.verdict, RuleVerdict::NotApplicable) || rule.cases == 0 {
+            continue;
+        }
+        writeln!(
+            out,
+            "{:<10} {:<15} {:>5} {:>5} {:>5} {:>5} {:>5}",
+            rule.rule,
+            rule.verdict.as_str(),
+            rule.cases,
+            rule.passed,
+            rule.failed,
+            rule.skipped,
+            rule.errored
+        )?;
+    }
+    let count = |verdict: RuleVerdict| report.rules.iter().filter(|r| r.verdict == verdict).count();
+    writeln!(
+        out,
+        "rules: {} conformant, {} non-conformant, {} non-strict, {} untested, {} not applicable",
+        count(RuleVerdict::Conformant),
+        count(RuleVerdict::NonConformant),
+        count(RuleVerdict::NonStrict),
+        count(RuleVerdict::Untested),
+        count(RuleVerdict::NotApplicable)
+    )?;
+    let totals: Vec<String> = Outcome::ALL
+        .iter()
+        .map(|o| {
+            format!(
+                "{} {}",
+                report.totals.get(o).copied().unwrap_or(0),
+                o.as_str()
+            )
+        })
+        .collect();
+    writeln!(out, "cases: {}", totals.join(", "))?;
+    writeln!(
+        out,
+        "reports: {}",
+        dir.join("report.{json,md,html}, junit.xml, badge.json")
+            .display()
+    )?;
+    out.flush()?;
+    Ok(())
+}
+
+/// How the run compares with `--expect`, on stdout.
+pub fn expectations(comparison: &Comparison) -> Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if let Some(other) = &comparison.other_implementation {
+        writeln!(
+            out,
+            "note: the expectations are for {other}, not the implementation run"
+        )?;
+    }
+    writeln!(
+        out,
+        "expectations: {} known results matched",
+        comparison.matched
+    )?;
+    for pass in &comparison.unexpected_passes {
+        writeln!(
+            out,
+            "unexpected pass: {pass} (its entry in the expectations can go)"
+        )?;
+    }
+    for regression in &comparison.regressions {
+        writeln!(out, "regression: {regression}")?;
+    }
+    if comparison.regressions.is_empty() {
+        writeln!(out, "the run matches the expectations")?;
+    } else {
+        writeln!(
+            out,
+            "{} result(s) differ from the expectations",
+            comparison.regressions.len()
+        )?;
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,344 @@
+//! `asr-ctk run` end to end: the reference implementation, the Python example adapter and
+//! its broken variant, one-shot mode, shards and their merge, expectations, reports.
+
+use asr_suite::conformance::{Outcome, RuleVerdict, RunReport};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn out_dir(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("asr-ctk-run-{}-{name}", std::process::id()))
+}
+
+fn asr_ctk(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_asr-ctk"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("asr-ctk runs")
+}
+
+fn run(name: &str, args: &[&str]) -> (Output, RunReport, PathBuf) {
+    let out = out_dir(name);
+    let out_text = out.to_string_lossy().into_owned();
+    let mut all = vec!["run", "--quiet", "--out", out_text.as_str()];
+    all.extend_from_slice(args);
+    let output = asr_ctk(&all);
+    let text = std::fs::read_to_string(out.join("report.json"))
+        .unwrap_or_else(|e| panic!("no report ({e}): {output:?}"));
+    (output, serde_json::from_str(&text).expect("report"), out)
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn verdicts(report: &RunReport, verdict: RuleVerdict) -> BTreeSet<String> {
+    report
+        .rules
+        .iter()
+        .filter(|r| r.verdict == verdict)
+        .map(|r| r.rule.clone())
+        .collect()
+}
+
+#[test]
+fn the_reference_implementation_is_conformant_on_every_rule_it_claims() {
+    let (output, report, out) = run("reference", &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert!(stdout(&output).contains("rules:") && stdout(&output).contains("conformant"));
+    assert_eq!(report.cases.len(), report.corpus_cases, "every case runs");
+    assert!(
+        report.cases.iter().all(|c| c.outcome == Outcome::Pass),
+        "{:?}",
+        report.cases.iter().find(|c| c.outcome != Outcome::Pass)
+    );
+    assert!(verdicts(&report, RuleVerdict::NonConformant).is_empty());
+    assert!(verdicts(&report, RuleVerdict::NonStrict).is_empty());
+    assert!(
+        report
+            .rules
+            .iter()
+            .filter(|r| r.verdict == RuleVerdict::Conformant)
+            .count()
+            >= 50
+    );
+    assert_eq!(
+        report
+            .adapter
+            .implementation
+            .as_ref()
+            .map(|i| i.name.as_str()),
+        Some("asr-ctk-reference")
+    );
+    assert!(report.case_set.starts_with("sha256:") && report.case_set.len() == 71);
+    assert!(report.command_line.iter().any(|a| a == "run"));
+    for file in [
+        "report.json",
+        "report.md",
+        "report.html",
+        "junit.xml",
+        "badge.json",
+    ] {
+        assert!(out.join(file).is_file(), "{file} written");
+    }
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../schemas/report.schema.json")).expect("schema");
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("read"))
+            .expect("JSON");
+    let validator = jsonschema::validator_for(&schema).expect("compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&value)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let junit = std::fs::read_to_string(out.join("junit.xml")).expect("junit");
+    assert_eq!(junit.matches("<testcase ").count(), report.cases.len());
+    let badge: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("badge.json")).expect("badge"))
+            .expect("JSON");
+    assert_eq!(badge["color"], "brightgreen");
+}
+
+#[test]
+fn the_python_example_passes_what_it_answers_and_its_broken_variant_fails_exactly_its_bugs() {
+    let (output, report, _) = run(
+        "python",
+        &[
+            "--adapter",
+            "python3 examples/python-adapter/adapter.py",
+            "--expect",
+            "examples/python-adapter/expect.json",
+            "--validate-protocol",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert!(
+        report
+            .cases
+            .iter()
+            .all(|c| matches!(c.outcome, Outcome::Pass | Outcome::Skipped))
+    );
+    assert!(
+        report
+            .cases
+            .iter()
+            .filter(|c| c.outcome == Outcome::Pass)
+            .count()
+            >= 40
+    );
+    assert_eq!(
+        report
+            .adapter
+            .implementation
+            .as_ref()
+            .map(|i| i.language.as_str()),
+        Some("python")
+    );
+
+    let (output, report, _) = run(
+        "broken",
+        &[
+            "--adapter",
+            "python3 examples/python-adapter/adapter_broken.py",
+        ],
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "the broken variant fails the run"
+    );
+    let broken: BTreeSet<String> = ["ASR-212", "ASR-234"]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    assert_eq!(verdicts(&report, RuleVerdict::NonConformant), broken);
+
+    let (output, _, _) = run(
+        "broken-expected",
+        &[
+            "--adapter",
+            "python3 examples/python-adapter/adapter_broken.py",
+            "--expect",
+            "examples/python-adapter/expect-broken.json",
+        ],
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "known failures match: {}",
+        stdout(&output)
+    );
+    let (output, _, _) = run(
+        "broken-regressed",
+        &[
+            "--adapter",
+            "python3 examples/python-adapter/adapter_broken.py",
+            "--expect",
+            "examples/python-adapter/expect.json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stdout(&output).contains("regression: messages/ASR-212/n_image_data_and_blob (fail)"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn a_known_failure_that_passes_is_reported_so_its_entry_can_go() {
+    let expect = out_dir("stale.json");
+    std::fs::write(
+        &expect,
+        r#"{"implementation": "asr-ctk-reference", "known": [{"case": "messages/ASR-212/n_*", "outcome": "fail", "reason": "was broken once", "link": "https://example.org/1"}]}"#,
+    )
+    .expect("write");
+    let (output, _, _) = run(
+        "stale",
+        &[
+            "--case",
+            "messages/ASR-212/*",
+            "--expect",
+            &expect.to_string_lossy(),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0));
+    assert!(
+        stdout(&output).contains("unexpected pass: messages/ASR-212/n_"),
+        "{}",
+        stdout(&output)
+    );
+    std::fs::write(
+        &expect,
+        r#"{"implementation": "x", "known": [{"case": "a", "outcome": "flaky", "reason": "r"}]}"#,
+    )
+    .expect("write");
+    let bad = asr_ctk(&["run", "--quiet", "--expect", &expect.to_string_lossy()]);
+    assert_eq!(
+        bad.status.code(),
+        Some(2),
+        "a malformed expectations file is a usage error"
+    );
+}
+
+#[test]
+fn oneshot_mode_runs_every_single_stream_case_and_skips_the_rest() {
+    let (output, report, _) = run("oneshot", &["--oneshot", "--rule", "ASR-4*"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    for case in &report.cases {
+        let several = case.name.contains("ASR-412/");
+        let want = if several {
+            Outcome::Skipped
+        } else {
+            Outcome::Pass
+        };
+        assert_eq!(case.outcome, want, "{}: {:?}", case.name, case.detail);
+    }
+    assert_eq!(report.adapter.mode, "oneshot");
+}
+
+#[test]
+fn shards_merge_into_the_whole_run_and_jobs_change_nothing() {
+    let (_, whole, _) = run("whole", &["--rule", "ASR-2*", "--jobs", "2"]);
+    let mut shard_reports = Vec::new();
+    for i in 1..=3 {
+        let (_, report, out) = run(
+            &format!("shard{i}"),
+            &["--rule", "ASR-2*", "--shard", &format!("{i}/3")],
+        );
+        assert!(!report.cases.is_empty() && report.cases.len() < whole.cases.len());
+        shard_reports.push(out.join("report.json").to_string_lossy().into_owned());
+    }
+    let merged_dir = out_dir("merged");
+    let mut args = vec!["report", "merge", "--out"];
+    let merged_text = merged_dir.to_string_lossy().into_owned();
+    args.push(&merged_text);
+    args.extend(shard_reports.iter().map(String::as_str));
+    let output = asr_ctk(&args);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let merged: RunReport = serde_json::from_str(
+        &std::fs::read_to_string(merged_dir.join("report.json")).expect("merged"),
+    )
+    .expect("report");
+    let names = |r: &RunReport| {
+        r.cases
+            .iter()
+            .map(|c| (c.name.clone(), c.outcome))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(&merged), names(&whole));
+    assert_eq!(merged.shards, ["1/3", "2/3", "3/3"]);
+    assert_eq!(merged.rules, whole.rules);
+    let twice = asr_ctk(&[
+        "report",
+        "merge",
+        "--out",
+        &merged_text,
+        &shard_reports[0],
+        &shard_reports[0],
+    ]);
+    assert_eq!(
+        twice.status.code(),
+        Some(2),
+        "the same shard twice is refused"
+    );
+}
+
+#[test]
+fn bad_selections_and_arguments_are_usage_errors() {
+    assert_eq!(
+        asr_ctk(&["run", "--quiet", "--case", "no/such/*"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        asr_ctk(&["run", "--quiet", "--shard", "4/3"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        asr_ctk(&["run", "--quiet", "--shard", "x"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        asr_ctk(&["run", "--quiet", "--adapter", "python3 'unclosed"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        asr_ctk(&["run", "--quiet", "--timeout", "0"]).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn an_adapter_that_cannot_start_is_recorded_not_a_usage_error() {
+    let (output, report, _) = run(
+        "missing",
+        &[
+            "--adapter",
+            "/nonexistent/adapter",
+            "--case",
+            "messages/ASR-212/*",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        report.cases.iter().all(|c| c.outcome == Outcome::Crash),
+        "{:?}",
+        report.cases
+    );
+    assert!(
+        report.cases[0]
+            .detail
+            .as_deref()
+            .is_some_and(|d| d.contains("failed to start"))
+    );
+}

@@ -1,0 +1,431 @@
+//! The conformance report of one run of the corpus against one implementation: every case's
+//! outcome, and for every rule of the catalog a verdict. Its JSON form is
+//! `schemas/report.schema.json`; every report records the kit's version, a digest of the
+//! case set, the implementation's identity and the command line, so a claim can be checked.
+
+use crate::case::{Case, Verdict};
+use crate::catalog::{Catalog, Level, Role};
+use crate::diagnostic::Severity;
+use crate::protocol::{Implementation, ProtocolRole};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+
+/// The outcome of one case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// The answer is what the sidecar expects.
+    Pass,
+    /// The answer differs.
+    Fail,
+    /// Declined by the adapter, or not run by the kit.
+    Skipped,
+    /// The adapter answered `error`.
+    Error,
+    /// No answer in time.
+    Timeout,
+    /// The adapter process died.
+    Crash,
+    /// The answer broke the protocol.
+    ProtocolError,
+}
+
+impl Outcome {
+    /// Every outcome, in report order.
+    pub const ALL: [Outcome; 7] = [
+        Outcome::Pass,
+        Outcome::Fail,
+        Outcome::Skipped,
+        Outcome::Error,
+        Outcome::Timeout,
+        Outcome::Crash,
+        Outcome::ProtocolError,
+    ];
+
+    /// The kebab-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Fail => "fail",
+            Outcome::Skipped => "skipped",
+            Outcome::Error => "error",
+            Outcome::Timeout => "timeout",
+            Outcome::Crash => "crash",
+            Outcome::ProtocolError => "protocol-error",
+        }
+    }
+
+    /// Counts against the implementation (everything but pass and skipped).
+    pub fn is_failure(self) -> bool {
+        !matches!(self, Outcome::Pass | Outcome::Skipped)
+    }
+}
+
+/// The result of one case.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CaseResult {
+    /// The case's name.
+    pub name: String,
+    /// Its stable id.
+    pub id: String,
+    /// The rules it tests.
+    pub rules: Vec<String>,
+    /// Its outcome.
+    pub outcome: Outcome,
+    /// What happened, in words (why it failed, the skip reason, the fault).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// The adapter's issue link for a skip.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issue: Option<String>,
+    /// The expectation, one finding a line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// The answer, one finding a line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actual: Option<String>,
+    /// A unified diff of the two.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+    /// What the adapter wrote to stderr while on this case (cut to its last 16 KiB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<String>,
+    /// Milliseconds from request to answer.
+    pub millis: u64,
+}
+
+/// The verdict on one rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RuleVerdict {
+    /// Every case of the rule run passed.
+    Conformant,
+    /// A case whose expectation is a MUST-level error failed.
+    NonConformant,
+    /// Only cases whose expectations are SHOULD-level (warnings, notices) failed.
+    NonStrict,
+    /// No case of the rule was run (none exists, or all were skipped).
+    Untested,
+    /// The rule binds no role the implementation plays.
+    NotApplicable,
+}
+
+impl RuleVerdict {
+    /// The kebab-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleVerdict::Conformant => "conformant",
+            RuleVerdict::NonConformant => "non-conformant",
+            RuleVerdict::NonStrict => "non-strict",
+            RuleVerdict::Untested => "untested",
+            RuleVerdict::NotApplicable => "not-applicable",
+        }
+    }
+}
+
+/// One rule's line in the report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RuleResult {
+    /// The rule (or inferred check) id.
+    pub rule: String,
+    /// Its requirement keywords (`inferred` for the kit's inferred checks).
+    pub levels: Vec<String>,
+    /// Whom it binds.
+    pub roles: Vec<String>,
+    /// Cases naming it that were run or skipped.
+    pub cases: usize,
+    /// Of those: passed.
+    pub passed: usize,
+    /// Failed (the answer differed).
+    pub failed: usize,
+    /// Skipped.
+    pub skipped: usize,
+    /// Errored, timed out, crashed or broke the protocol.
+    pub errored: usize,
+    /// The verdict.
+    pub verdict: RuleVerdict,
+}
+
+/// Who was tested, and how.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AdapterInfo {
+    /// The adapter command, as split into argv.
+    pub command: Vec<String>,
+    /// `persistent` or `oneshot`.
+    pub mode: String,
+    /// The implementation's identity, as its `started` message gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implementation: Option<Implementation>,
+    /// The roles it plays.
+    pub roles: Vec<ProtocolRole>,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RunReport {
+    /// `asr-ctk` and its version.
+    pub kit: String,
+    /// The kit's version.
+    pub kit_version: String,
+    /// sha256 over every case of the corpus (names, sidecars, streams), `sha256:` prefixed.
+    pub case_set: String,
+    /// Cases in the corpus.
+    pub corpus_cases: usize,
+    /// The implementation and how it was driven.
+    pub adapter: AdapterInfo,
+    /// The `asr-ctk` command line of the run.
+    pub command_line: Vec<String>,
+    /// When the run started, UTC, RFC 3339.
+    pub started_at: String,
+    /// The slice of the corpus run (`i/n`), when sharded; merged reports list every shard.
+    pub shards: Vec<String>,
+    /// Cases by outcome.
+    pub totals: BTreeMap<Outcome, usize>,
+    /// Every rule of the catalog and every inferred check.
+    pub rules: Vec<RuleResult>,
+    /// Every case run, by name.
+    pub cases: Vec<CaseResult>,
+}
+
+impl RunReport {
+    /// Recomputes totals and rule verdicts from the cases.
+    pub fn summarize(&mut self, catalog: &Catalog, corpus: &[Case]) {
+        self.cases.sort_by(|a, b| a.name.cmp(&b.name));
+        self.totals = Outcome::ALL.iter().map(|o| (*o, 0)).collect();
+        for case in &self.cases {
+            *self.totals.entry(case.outcome).or_default() += 1;
+        }
+        self.rules = rule_results(catalog, corpus, &self.cases, &self.adapter.roles);
+    }
+
+    /// Whether any case failed in any way.
+    pub fn has_failures(&self) -> bool {
+        self.cases.iter().any(|c| c.outcome.is_failure())
+    }
+}
+
+fn rule_results(
+    catalog: &Catalog,
+    corpus: &[Case],
+    cases: &[CaseResult],
+    roles: &[ProtocolRole],
+) -> Vec<RuleResult> {
+    let by_name: BTreeMap<&str, &Case> = corpus.iter().map(|c| (c.name.as_str(), c)).collect();
+    let plays = |binds: &[Role]| {
+        roles.iter().any(|r| match r {
+            ProtocolRole::Validator => binds.contains(&Role::Validator),
+            ProtocolRole::Reader => {
+                binds.contains(&Role::Reader) || binds.contains(&Role::Consumer)
+            }
+            ProtocolRole::Producer => binds.contains(&Role::Producer),
+        })
+    };
+    let stated = catalog.rules.iter().map(|r| {
+        let levels: Vec<String> = r.levels.iter().map(|l| l.as_str().to_owned()).collect();
+        let roles: Vec<String> = r.roles.iter().map(|x| x.as_str().to_owned()).collect();
+        let must = r
+            .levels
+            .iter()
+            .any(|l| matches!(l, Level::Must | Level::MustNot));
+        (r.id.clone(), levels, roles, plays(&r.roles), must)
+    });
+    let inferred = catalog.inferred.iter().map(|x| {
+        (
+            x.id.clone(),
+            vec!["inferred".to_owned()],
+            vec!["validator".to_owned()],
+            plays(&[Role::Validator]),
+            true,
+        )
+    });
+    stated
+        .chain(inferred)
+        .map(|(rule, levels, rule_roles, applicable, must)| {
+            let mine: Vec<&CaseResult> = cases.iter().filter(|c| c.rules.contains(&rule)).collect();
+            let count = |f: &dyn Fn(Outcome) -> bool| mine.iter().filter(|c| f(c.outcome)).count();
+            let passed = count(&|o| o == Outcome::Pass);
+            let failed = count(&|o| o == Outcome::Fail);
+            let skipped = count(&|o| o == Outcome::Skipped);
+            let errored = count(&|o| o.is_failure() && o != Outcome::Fail);
+            let verdict = if !applicable {
+                RuleVerdict::NotApplicable
+            } else if failed + errored > 0 {
+                let should_only = mine.iter().filter(|c| c.outcome.is_failure()).all(|c| {
+                    c.outcome == Outcome::Fail && !must_level(by_name.get(c.name.as_str()).copied())
+                });
+                if should_only || !must {
+                    RuleVerdict::NonStrict
+                } else {
+                    RuleVerdict::NonConformant
+                }
+            } else if passed == 0 {
+                RuleVerdict::Untested
+            } else {
+                RuleVerdict::Conformant
+            };
+            RuleResult {
+                rule,
+                levels,
+                roles: rule_roles,
+                cases: mine.len(),
+                passed,
+                failed,
+                skipped,
+                errored,
+                verdict,
+            }
+        })
+        .collect()
+}
+
+/// Whether a case's expectation holds an error (a MUST broken), or is a positive case.
+fn must_level(case: Option<&Case>) -> bool {
+    let Some(case) = case else { return true };
+    if case.verdict() != Some(Verdict::Reject) {
+        return true;
+    }
+    case.sidecar
+        .expect
+        .validator
+        .as_ref()
+        .is_none_or(|v| v.violations.iter().any(|x| x.severity == Severity::Error))
+}
+
+/// `sha256:` and the digest of the corpus: every case's name, sidecar and streams, in order.
+pub fn case_set_digest(corpus: &[Case]) -> std::io::Result<String> {
+    let mut hasher = Sha256::new();
+    let mut sorted: Vec<&Case> = corpus.iter().collect();
+    sorted.sort_by(|a, b| a.name.cmp(&b.name));
+    for case in sorted {
+        hasher.update(case.name.as_bytes());
+        hasher.update([0]);
+        hasher.update(std::fs::read(&case.sidecar_path)?);
+        for (part, path) in &case.streams {
+            hasher.update(part.as_bytes());
+            hasher.update([0]);
+            hasher.update(std::fs::read(path)?);
+        }
+        hasher.update([0xFF]);
+    }
+    Ok(crate::spec::prefixed_hex(&hasher.finalize()))
+}
+
+/// The time now, UTC, as RFC 3339 (`2026-11-29T13:04:05Z`).
+pub fn now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    rfc3339(secs)
+}
+
+/// Seconds since the epoch as RFC 3339, UTC.
+pub fn rfc3339(secs: u64) -> String {
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rest = secs % 86_400;
+    // Civil from days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3_600,
+        rest % 3_600 / 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_dates_are_right() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(1_796_000_645), "2026-11-30T01:04:05Z");
+    }
+
+    fn result(name: &str, rules: &[&str], outcome: Outcome) -> CaseResult {
+        CaseResult {
+            name: name.into(),
+            id: "c0".into(),
+            rules: rules.iter().map(|r| (*r).to_owned()).collect(),
+            outcome,
+            detail: None,
+            issue: None,
+            expected: None,
+            actual: None,
+            diff: None,
+            stderr: None,
+            millis: 0,
+        }
+    }
+
+    fn verdicts(cases: &[CaseResult], roles: &[ProtocolRole]) -> BTreeMap<String, RuleVerdict> {
+        let corpus = crate::case::load_corpus(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases"),
+        )
+        .expect("corpus");
+        rule_results(Catalog::embedded(), &corpus, cases, roles)
+            .into_iter()
+            .map(|r| (r.rule, r.verdict))
+            .collect()
+    }
+
+    #[test]
+    fn verdicts_follow_outcomes_and_levels() {
+        let v = ProtocolRole::Validator;
+        let cases = [
+            result(
+                "messages/ASR-212/n_image_data_and_blob",
+                &["ASR-212"],
+                Outcome::Pass,
+            ),
+            result(
+                "messages/ASR-212/y_image_blob_only",
+                &["ASR-212"],
+                Outcome::Pass,
+            ),
+            result("messages/ASR-231/n_x", &["ASR-231"], Outcome::Fail),
+            result("messages/ASR-234/n_x", &["ASR-234"], Outcome::Skipped),
+            result("messages/ASR-217/n_x", &["ASR-217"], Outcome::Timeout),
+            result(
+                "lineage/ASR-412/n_call_id_mismatch",
+                &["ASR-412"],
+                Outcome::Fail,
+            ),
+        ];
+        let got = verdicts(&cases, &[v]);
+        assert_eq!(got["ASR-212"], RuleVerdict::Conformant);
+        assert_eq!(got["ASR-231"], RuleVerdict::NonConformant);
+        assert_eq!(got["ASR-234"], RuleVerdict::Untested);
+        assert_eq!(
+            got["ASR-217"],
+            RuleVerdict::NonConformant,
+            "a timeout counts against the rule"
+        );
+        assert_eq!(
+            got["ASR-412"],
+            RuleVerdict::NonStrict,
+            "its failed case expects only a warning"
+        );
+        assert_eq!(
+            got["ASR-215"],
+            RuleVerdict::NotApplicable,
+            "reader rules do not bind validators"
+        );
+        assert_eq!(got["ASR-X-003"], RuleVerdict::Untested);
+        assert_eq!(verdicts(&cases, &[])["ASR-212"], RuleVerdict::NotApplicable);
+    }
+}

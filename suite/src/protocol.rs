@@ -1,0 +1,333 @@
+//! The adapter protocol, version 1: how the kit drives any implementation, in any language,
+//! through a small adapter program. `PROTOCOL.md` is the prose; `schemas/protocol/` holds
+//! the JSON Schemas; these types are its Rust form. A whole persistent session:
+//!
+//! ```text
+//! kit → {"type":"start","protocol":1,"kit":{"name":"asr-ctk","version":"0.1.0"}}
+//! ← {"type":"started","protocol":1,"implementation":{"name":"my-validator","version":"2.3.0",
+//!      "language":"python","homepage":"https://example.org","issues":"https://example.org/issues"},
+//!      "roles":["validator"],"formatVersions":["0.1"]}
+//! kit → {"type":"case","seq":1,"role":"validator","case":"messages/ASR-212/n_image_data_and_blob",
+//!      "id":"c0025","rules":["ASR-212"],
+//!      "streams":[{"part":"","path":"/abs/cases/messages/ASR-212/n_image_data_and_blob.jsonl","data":"eyJ0eXBlIjoi..."}]}
+//! ← {"type":"answered","seq":1,"streams":[{"valid":false,"diagnostics":[
+//!      {"rule":"ASR-212","severity":"error","line":2,"pointer":"/content/1","message":"data and blob"}]}]}
+//! kit → {"type":"case","seq":2,...}
+//! ← {"type":"skipped","seq":2,"reason":"plans are not supported","issue":"https://example.org/issues/7"}
+//! kit → {"type":"stop"}
+//! ```
+
+use crate::diagnostic::Severity;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The protocol version this kit speaks.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// A message from the kit to an adapter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
+pub enum Request {
+    /// The first message: the adapter answers `started`.
+    Start {
+        /// The protocol version the kit speaks.
+        protocol: u32,
+        /// The kit.
+        kit: Kit,
+    },
+    /// One case to answer.
+    Case(CaseRequest),
+    /// The last message: the adapter exits (it may answer `stopped` first).
+    Stop,
+}
+
+/// The kit's identity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Kit {
+    /// `asr-ctk`.
+    pub name: String,
+    /// Its version.
+    pub version: String,
+}
+
+/// One case, for one role.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaseRequest {
+    /// Opaque number the answer must echo.
+    pub seq: u64,
+    /// The role the adapter plays for this case.
+    pub role: ProtocolRole,
+    /// The case's name (its path in the corpus, without extension).
+    pub case: String,
+    /// The case's stable id.
+    pub id: String,
+    /// The rules the case tests (an adapter may skip rules it does not implement).
+    pub rules: Vec<String>,
+    /// The streams, in order; most cases have one, whose part is `""`.
+    pub streams: Vec<StreamInput>,
+}
+
+/// One stream of a case.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StreamInput {
+    /// The part name (`""`, or `parent` / `child` in a case of several streams).
+    pub part: String,
+    /// The stream file's absolute path.
+    pub path: String,
+    /// The stream's bytes, base64 (standard alphabet, padded): the same bytes as the file.
+    pub data: String,
+}
+
+/// The roles an adapter can play.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProtocolRole {
+    /// Says whether streams are valid, with findings by rule.
+    Validator,
+    /// Reads streams and says how it understood them.
+    Reader,
+    /// Reserved: converts native sources into streams.
+    Producer,
+}
+
+impl ProtocolRole {
+    /// The lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProtocolRole::Validator => "validator",
+            ProtocolRole::Reader => "reader",
+            ProtocolRole::Producer => "producer",
+        }
+    }
+}
+
+/// A message from an adapter to the kit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
+pub enum Reply {
+    /// The answer to `start`.
+    #[serde(rename_all = "camelCase")]
+    Started {
+        /// The protocol version the adapter speaks; must be the kit's.
+        protocol: u32,
+        /// Who the implementation is.
+        implementation: Implementation,
+        /// The roles it plays.
+        roles: Vec<ProtocolRole>,
+        /// The format versions it reads.
+        format_versions: Vec<String>,
+    },
+    /// The implementation's answer to a case.
+    Answered {
+        /// The case's seq, echoed.
+        #[serde(default)]
+        seq: u64,
+        /// One answer per stream, in the order of the request.
+        streams: Vec<StreamAnswer>,
+    },
+    /// The implementation declines the case, with a reason.
+    Skipped {
+        /// The case's seq, echoed.
+        #[serde(default)]
+        seq: u64,
+        /// Why.
+        reason: String,
+        /// Where the gap is tracked.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        issue: Option<String>,
+    },
+    /// The implementation failed on the case (its own error, not a verdict on the stream).
+    Error {
+        /// The case's seq, echoed.
+        #[serde(default)]
+        seq: u64,
+        /// What failed.
+        message: String,
+    },
+    /// The answer to `stop` (optional).
+    Stopped,
+}
+
+/// Who an implementation is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Implementation {
+    /// Its name.
+    pub name: String,
+    /// Its version.
+    pub version: String,
+    /// The language it is written in.
+    pub language: String,
+    /// Where it lives.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub homepage: Option<String>,
+    /// Where its issues are tracked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issues: Option<String>,
+}
+
+/// What an implementation made of one stream.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StreamAnswer {
+    /// Validator: no error found. Reader: the stream was accepted.
+    pub valid: bool,
+    /// The findings, by rule.
+    #[serde(default)]
+    pub diagnostics: Vec<AnswerDiagnostic>,
+    /// Reader: how the stream was understood (defined with the reader semantics).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reading: Option<Value>,
+}
+
+/// One finding in an answer: the members of a validation report's diagnostic, of which
+/// `rule`, `severity` and `line` are required.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnswerDiagnostic {
+    /// The rule id the implementation cites.
+    pub rule: String,
+    /// Its severity.
+    pub severity: Severity,
+    /// 1-based line.
+    pub line: usize,
+    /// JSON Pointer within the line's object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pointer: Option<String>,
+    /// The record's seq.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
+    /// The record's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// What is wrong.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+impl Reply {
+    /// The seq a case answer echoes.
+    pub fn seq(&self) -> Option<u64> {
+        match self {
+            Reply::Answered { seq, .. } | Reply::Skipped { seq, .. } | Reply::Error { seq, .. } => {
+                Some(*seq)
+            }
+            Reply::Started { .. } | Reply::Stopped => None,
+        }
+    }
+}
+
+/// Standard base64 with padding, for the `data` member of a stream.
+pub fn base64_encode(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Decodes standard base64 (padding optional); `None` for anything else.
+pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| -> Option<u32> {
+        Some(u32::from(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        }))
+    };
+    let text = text.trim_end_matches('=').as_bytes();
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    for chunk in text.chunks(4) {
+        if chunk.len() == 1 {
+            return None;
+        }
+        let mut n = 0u32;
+        for (i, c) in chunk.iter().enumerate() {
+            n |= value(*c)? << (18 - 6 * i);
+        }
+        let bytes = n.to_be_bytes();
+        out.extend_from_slice(&bytes[1..chunk.len()]);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_round_trips_every_length() {
+        for len in 0..40u8 {
+            let bytes: Vec<u8> = (0..len)
+                .map(|i| i.wrapping_mul(37).wrapping_add(11))
+                .collect();
+            let text = base64_encode(&bytes);
+            assert_eq!(base64_decode(&text), Some(bytes), "{len}");
+        }
+        assert_eq!(base64_encode(b"Man"), "TWFu");
+        assert_eq!(base64_encode(b"Ma"), "TWE=");
+        assert_eq!(base64_decode("TWE"), Some(b"Ma".to_vec()));
+        assert_eq!(base64_decode("T"), None);
+        assert_eq!(base64_decode("TW*u"), None);
+    }
+
+    #[test]
+    fn replies_are_tagged_and_refuse_unknown_members() {
+        let answered: Reply = serde_json::from_str(
+            r#"{"type":"answered","seq":3,"streams":[{"valid":false,"diagnostics":[{"rule":"ASR-212","severity":"error","line":2}]}]}"#,
+        )
+        .expect("valid answer");
+        assert_eq!(answered.seq(), Some(3));
+        assert!(
+            serde_json::from_str::<Reply>(r#"{"type":"answered","seq":3,"streams":[],"extra":1}"#)
+                .is_err()
+        );
+        assert!(
+            serde_json::from_str::<Reply>(r#"{"type":"answerd","seq":3,"streams":[]}"#).is_err()
+        );
+        assert!(
+            serde_json::from_str::<Reply>(r#"{"type":"skipped","seq":3}"#).is_err(),
+            "reason is required"
+        );
+        let started: Reply = serde_json::from_str(
+            r#"{"type":"started","protocol":1,"implementation":{"name":"x","version":"1","language":"rust"},"roles":["validator"],"formatVersions":["0.1"]}"#,
+        )
+        .expect("valid start");
+        assert!(matches!(started, Reply::Started { protocol: 1, .. }));
+    }
+
+    #[test]
+    fn requests_serialize_as_documented() {
+        let stop = serde_json::to_string(&Request::Stop).expect("serializes");
+        assert_eq!(stop, r#"{"type":"stop"}"#);
+        let start = serde_json::to_value(Request::Start {
+            protocol: 1,
+            kit: Kit {
+                name: "asr-ctk".into(),
+                version: "0.1.0".into(),
+            },
+        })
+        .expect("serializes");
+        assert_eq!(start["type"], "start");
+        assert_eq!(start["kit"]["name"], "asr-ctk");
+    }
+}
