@@ -279,3 +279,30 @@ fn a_slow_start_within_the_timeout_is_fine() {
         Some("fault-slow_start")
     );
 }
+
+#[test]
+fn validate_protocol_catches_what_only_the_schema_forbids() {
+    let (_, lenient) = run("line_zero", &["--max-restarts", "0"], &[]);
+    assert!(
+        lenient
+            .cases
+            .iter()
+            .all(|c| matches!(c.outcome, Outcome::Pass | Outcome::Fail)),
+        "{:?}",
+        outcomes(&lenient)
+    );
+    let (_, strict) = run(
+        "line_zero",
+        &["--max-restarts", "20", "--validate-protocol"],
+        &[],
+    );
+    let first = &strict.cases[0];
+    assert_eq!(first.outcome, Outcome::ProtocolError);
+    assert!(
+        first
+            .detail
+            .as_deref()
+            .is_some_and(|d| d.contains("reply schema")),
+        "{first:?}"
+    );
+}
