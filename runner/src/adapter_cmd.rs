@@ -4,7 +4,7 @@
 use crate::exit;
 use anyhow::{Context, Result};
 use asr_suite::lines::{Line, LineReader};
-use asr_suite::protocol::{Reply, Request};
+use asr_suite::protocol::{ProtocolRole, Reply, Request};
 use asr_suite::reference;
 use std::io::{Read, Write};
 
@@ -27,13 +27,18 @@ fn reference_adapter() -> Result<u8> {
         send(&mut out, &reference::started())?;
         return Ok(exit::OK);
     }
-    if std::env::var_os("ASR_CTK_ROLE").is_some() {
+    if let Some(role) = std::env::var_os("ASR_CTK_ROLE") {
+        let role = if role == "reader" {
+            ProtocolRole::Reader
+        } else {
+            ProtocolRole::Validator
+        };
         let mut input = Vec::new();
         std::io::stdin()
             .lock()
             .read_to_end(&mut input)
             .context("failed to read the stream")?;
-        send(&mut out, &reference::answer_bytes(&input))?;
+        send(&mut out, &reference::answer_bytes(&input, role))?;
         return Ok(exit::OK);
     }
     let stdin = std::io::stdin();

@@ -3,7 +3,9 @@
 mod adapter_cmd;
 mod cases;
 mod corpus;
+mod diff;
 mod exit;
+mod read_cmd;
 mod report_cmd;
 mod rules;
 mod run;
@@ -45,6 +47,11 @@ enum Command {
     /// Exit status: 0 when no case failed (or, with --expect, when the results match the
     /// expectations), 1 otherwise, 2 for usage or I/O errors.
     Run(Box<run::Args>),
+    /// Print the reference reader's reading of streams (PROTOCOL.md, "Readers").
+    Read(read_cmd::Args),
+    /// Run two implementations on the same streams and list every disagreement, by rule
+    /// and JSON Pointer. Exit status: 0 when they agree, 1 when they do not.
+    Diff(Box<diff::Args>),
     /// Built-in adapters.
     #[command(subcommand)]
     Adapter(adapter_cmd::AdapterCommand),
@@ -80,6 +87,8 @@ fn main() -> ExitCode {
         Command::Spec(SpecCommand::Check(args)) => spec_check::run(&args),
         Command::Run(args) => run::run(&args),
         Command::Adapter(command) => adapter_cmd::run(&command),
+        Command::Read(args) => read_cmd::run(&args),
+        Command::Diff(args) => diff::run(&args),
         Command::Report(command) => report_cmd::run(&command),
     };
     match result {

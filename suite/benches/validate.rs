@@ -3,7 +3,7 @@
 //! `cargo bench -p asr-suite --bench validate` generates a realistic stream of 200 MB and
 //! reports, in one run: the median throughput of validating it, the median throughput of
 //! parsing the same lines with serde_json into `serde_json::Value` and nothing else, their
-//! ratio, and the peak memory of validating streams with the same records and 4 times the
+//! ratio, the median time of reading it with the reference reader, and the peak memory of validating streams with the same records and 4 times the
 //! text, and with 4 times the records. Options after `--`: `--mb N` (stream size, default
 //! 200), `--runs N` (default 5).
 
@@ -48,7 +48,9 @@ fn main() {
     let mut validate = Vec::new();
     let mut kit_parse = Vec::new();
     let mut kit_schema = Vec::new();
+    let mut read = Vec::new();
     for _ in 0..runs {
+        read.push(time(|| read_file(&big)));
         parse.push(time(|| parse_only(&big)));
         validate.push(time(|| validate_file(&big)));
         kit_parse.push(time(|| kit_stages(&big, false)));
@@ -68,6 +70,12 @@ fn main() {
         "validate / parse-only throughput: {:.0}%",
         100.0 * parse / validate
     );
+    let read = median(&mut read);
+    println!(
+        "read (the reference reader's reading): median {read:.3} s, {:.1} MB/s",
+        size / read
+    );
+    println!("read / validate time: {:.2}", read / validate);
     let kit_parse = median(&mut kit_parse);
     let kit_schema = median(&mut kit_schema);
     println!(
@@ -151,6 +159,13 @@ fn kit_stages(path: &Path, schemas: bool) -> usize {
         }
     }
     count
+}
+
+fn read_file(path: &Path) -> usize {
+    let outcome =
+        asr_suite::reading::read_stream(File::open(path).expect("open"), usize::MAX).expect("read");
+    assert!(outcome.accepted);
+    outcome.reading.records.len()
 }
 
 fn validate_file(path: &Path) -> usize {

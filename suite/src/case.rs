@@ -62,6 +62,19 @@ pub struct Expect {
     /// What a validator reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub validator: Option<ValidatorExpect>,
+    /// How a reader understands the stream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reader: Option<ReaderExpect>,
+}
+
+/// What a reader must make of a stream.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReaderExpect {
+    /// Whether the reader accepts the stream.
+    pub accepted: bool,
+    /// The reading, or the members of it the case decides (PROTOCOL.md, "Readers").
+    pub reading: serde_json::Value,
 }
 
 /// What a validator must report.

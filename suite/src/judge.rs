@@ -2,8 +2,9 @@
 //! ("How answers are judged") says.
 
 use crate::case::{Case, Verdict, Violation};
-use crate::diagnostic::{Severity, is_inferred_rule};
+use crate::diagnostic::{Severity, is_inferred_rule, push_token};
 use crate::protocol::StreamAnswer;
+use serde_json::Value;
 
 /// The judgement of one answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,6 +126,231 @@ pub fn judge_validator(case: &Case, answer: &[StreamAnswer], strictness: Strictn
         expected_text: render(expect.valid, &expect.violations),
         actual_text: render(accepted, &actual),
     }
+}
+
+/// One member where a reading differs from the expected one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadingMismatch {
+    /// JSON Pointer into the reading.
+    pub pointer: String,
+    /// The rule the member comes from.
+    pub rule: String,
+    /// The expected value.
+    pub expected: Value,
+    /// The value read, if any.
+    pub actual: Option<Value>,
+}
+
+impl std::fmt::Display for ReadingMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let actual = self
+            .actual
+            .as_ref()
+            .map_or_else(|| "nothing".to_owned(), Value::to_string);
+        write!(
+            f,
+            "{} ({}): expected {}, read {actual}",
+            self.pointer, self.rule, self.expected
+        )
+    }
+}
+
+/// Compares a reading with an expected one, member by member: objects for the members the
+/// expectation gives, arrays element by element and in full, JSON types kept apart. Each
+/// mismatch names the rule its member comes from, preferring the rules the case names.
+pub fn compare_readings(
+    expected: &Value,
+    actual: &Value,
+    rules: &[String],
+) -> Vec<ReadingMismatch> {
+    let mut mismatches = Vec::new();
+    compare_at(
+        expected,
+        Some(actual),
+        &mut String::new(),
+        rules,
+        &mut mismatches,
+    );
+    mismatches
+}
+
+fn compare_at(
+    expected: &Value,
+    actual: Option<&Value>,
+    pointer: &mut String,
+    rules: &[String],
+    out: &mut Vec<ReadingMismatch>,
+) {
+    let mismatch = |pointer: &str, out: &mut Vec<ReadingMismatch>| {
+        out.push(ReadingMismatch {
+            pointer: pointer.to_owned(),
+            rule: rule_for_member(pointer, rules),
+            expected: expected.clone(),
+            actual: actual.cloned(),
+        });
+    };
+    match (expected, actual) {
+        (Value::Object(want), Some(Value::Object(got))) => {
+            for (key, value) in want {
+                let mark = pointer.len();
+                push_token(pointer, key);
+                compare_at(value, got.get(key), pointer, rules, out);
+                pointer.truncate(mark);
+            }
+        }
+        (Value::Array(want), Some(Value::Array(got))) if want.len() == got.len() => {
+            for (index, (w, g)) in want.iter().zip(got).enumerate() {
+                let mark = pointer.len();
+                push_token(pointer, &index.to_string());
+                compare_at(w, Some(g), pointer, rules, out);
+                pointer.truncate(mark);
+            }
+        }
+        (want, Some(got))
+            if want == got && std::mem::discriminant(want) == std::mem::discriminant(got) => {}
+        _ => mismatch(pointer, out),
+    }
+}
+
+/// Every member where two readings differ, both ways: what one has and the other lacks,
+/// and what both have with different values. `actual` is the second reading's value.
+pub fn diff_readings(first: &Value, second: &Value, rules: &[String]) -> Vec<ReadingMismatch> {
+    let mut out = Vec::new();
+    diff_at(
+        Some(first),
+        Some(second),
+        &mut String::new(),
+        rules,
+        &mut out,
+    );
+    out
+}
+
+fn diff_at(
+    a: Option<&Value>,
+    b: Option<&Value>,
+    pointer: &mut String,
+    rules: &[String],
+    out: &mut Vec<ReadingMismatch>,
+) {
+    match (a, b) {
+        (Some(Value::Object(x)), Some(Value::Object(y))) => {
+            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            for key in keys {
+                let mark = pointer.len();
+                push_token(pointer, key);
+                diff_at(x.get(key), y.get(key), pointer, rules, out);
+                pointer.truncate(mark);
+            }
+        }
+        (Some(Value::Array(x)), Some(Value::Array(y))) if x.len() == y.len() => {
+            for (index, (v, w)) in x.iter().zip(y).enumerate() {
+                let mark = pointer.len();
+                push_token(pointer, &index.to_string());
+                diff_at(Some(v), Some(w), pointer, rules, out);
+                pointer.truncate(mark);
+            }
+        }
+        (Some(v), Some(w)) if v == w => {}
+        _ => out.push(ReadingMismatch {
+            pointer: pointer.clone(),
+            rule: rule_for_member(pointer, rules),
+            expected: a.cloned().unwrap_or(Value::Null),
+            actual: b.cloned(),
+        }),
+    }
+}
+
+/// The rule a member of the reading comes from: the first of its candidates that the case
+/// names, else the first candidate.
+fn rule_for_member(pointer: &str, rules: &[String]) -> String {
+    let tokens: Vec<&str> = pointer.split('/').skip(1).collect();
+    let candidates: &[&str] = match tokens.as_slice() {
+        ["session", "root", ..] => &["ASR-401", "ASR-402"],
+        ["session", "unresolved", ..] => &["ASR-406"],
+        ["records", _, "originality", ..] => &["ASR-416", "ASR-415", "ASR-423", "ASR-426"],
+        ["records", _, "contextView", ..] => &["ASR-205", "ASR-225"],
+        ["records", _, "delivered", ..] => &["ASR-237"],
+        ["records", _, "parts", _, "author" | "origin" | "phase", ..] => &["ASR-224"],
+        ["records", _, "parts", _, "render", ..] => &[
+            "ASR-218", "ASR-214", "ASR-220", "ASR-215", "ASR-232", "ASR-238",
+        ],
+        ["records", _, "parts", _, "index", ..] => {
+            &["ASR-215", "ASR-232", "ASR-238", "ASR-214", "ASR-220"]
+        }
+        ["totals", ..] => &["ASR-417", "ASR-416"],
+        _ => &[],
+    };
+    candidates
+        .iter()
+        .find(|c| rules.iter().any(|r| r == *c))
+        .or(candidates.first())
+        .map_or_else(
+            || rules.first().cloned().unwrap_or_default(),
+            |c| (*c).to_owned(),
+        )
+}
+
+/// The parts of `actual` that `expected` gives, so that a diff shows only what was compared.
+fn project(expected: &Value, actual: &Value) -> Value {
+    match (expected, actual) {
+        (Value::Object(want), Value::Object(got)) => Value::Object(
+            want.keys()
+                .filter_map(|k| got.get(k).map(|g| (k.clone(), project(&want[k], g))))
+                .collect(),
+        ),
+        (Value::Array(want), Value::Array(got)) => Value::Array(
+            got.iter()
+                .enumerate()
+                .map(|(i, g)| want.get(i).map_or_else(|| g.clone(), |w| project(w, g)))
+                .collect(),
+        ),
+        _ => actual.clone(),
+    }
+}
+
+/// Judges a reader's answer: the verdict and the reading, against the case's sidecar.
+pub fn judge_reader(case: &Case, answer: &[StreamAnswer]) -> Judgement {
+    let mut judgement = Judgement {
+        pass: true,
+        reasons: Vec::new(),
+        missing: Vec::new(),
+        extra: Vec::new(),
+        expected_text: String::new(),
+        actual_text: String::new(),
+    };
+    let Some(expect) = &case.sidecar.expect.reader else {
+        return judgement;
+    };
+    let Some(stream) = answer.first() else {
+        judgement.pass = false;
+        judgement.reasons.push("the answer has no stream".into());
+        return judgement;
+    };
+    if stream.valid != expect.accepted {
+        judgement.reasons.push(format!(
+            "the reader {} the stream",
+            if stream.valid { "accepted" } else { "rejected" }
+        ));
+    }
+    let null = Value::Null;
+    let actual = stream.reading.as_ref().unwrap_or(&null);
+    if stream.reading.is_none() {
+        judgement.reasons.push("the answer has no reading".into());
+    } else {
+        for mismatch in compare_readings(&expect.reading, actual, &case.sidecar.rules) {
+            judgement.reasons.push(mismatch.to_string());
+        }
+    }
+    judgement.pass = judgement.reasons.is_empty();
+    let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default() + "\n";
+    judgement.expected_text = format!("accepted: {}\n{}", expect.accepted, pretty(&expect.reading));
+    judgement.actual_text = format!(
+        "accepted: {}\n{}",
+        stream.valid,
+        pretty(&project(&expect.reading, actual))
+    );
+    judgement
 }
 
 fn render(valid: bool, findings: &[Violation]) -> String {
@@ -262,6 +488,55 @@ mod tests {
             )
             .pass
         );
+    }
+
+    #[test]
+    fn readings_compare_member_by_member_with_types_kept_apart() {
+        let rules = vec!["ASR-423".to_owned()];
+        let expected = serde_json::json!({"session": {"root": "no"}, "records": {"r1": {"originality": "unknown", "delivered": true}}});
+        let same = serde_json::json!({"session": {"root": "no", "unresolved": []}, "records": {"r1": {"originality": "unknown", "delivered": true, "type": "message"}}});
+        assert!(
+            compare_readings(&expected, &same, &rules).is_empty(),
+            "members left out are not compared"
+        );
+        let wrong = serde_json::json!({"session": {"root": "yes"}, "records": {"r1": {"originality": "original", "delivered": 1}}});
+        let found = compare_readings(&expected, &wrong, &rules);
+        let pointers: Vec<(&str, &str)> = found
+            .iter()
+            .map(|m| (m.pointer.as_str(), m.rule.as_str()))
+            .collect();
+        assert_eq!(
+            pointers,
+            [
+                ("/records/r1/delivered", "ASR-237"),
+                ("/records/r1/originality", "ASR-423"),
+                ("/session/root", "ASR-401")
+            ]
+        );
+        let missing = serde_json::json!({"session": {"root": "no"}, "records": {}});
+        assert_eq!(
+            compare_readings(&expected, &missing, &rules)[0].pointer,
+            "/records/r1"
+        );
+        let parts = serde_json::json!({"records": {"r1": {"parts": [{"index": ["a"]}]}}});
+        let longer = serde_json::json!({"records": {"r1": {"parts": [{"index": ["a", "SIG"]}]}}});
+        let found = compare_readings(&parts, &longer, &[]);
+        assert_eq!(
+            (found[0].pointer.as_str(), found[0].rule.as_str()),
+            ("/records/r1/parts/0/index", "ASR-215")
+        );
+    }
+
+    #[test]
+    fn two_readings_differ_both_ways() {
+        let a =
+            serde_json::json!({"session": {"root": "no"}, "records": {"r1": {"delivered": true}}});
+        let b = serde_json::json!({"session": {"root": "no", "unresolved": []}, "records": {"r1": {"delivered": false}}});
+        let found = diff_readings(&a, &b, &[]);
+        let pointers: Vec<&str> = found.iter().map(|m| m.pointer.as_str()).collect();
+        assert_eq!(pointers, ["/records/r1/delivered", "/session/unresolved"]);
+        assert_eq!(found[0].rule, "ASR-237");
+        assert!(diff_readings(&a, &a, &[]).is_empty());
     }
 
     #[test]

@@ -27,6 +27,7 @@ pub mod judge;
 pub mod lines;
 pub mod lint;
 pub mod protocol;
+pub mod reading;
 pub mod reference;
 pub mod refs;
 pub mod render;

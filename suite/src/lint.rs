@@ -286,6 +286,7 @@ mod tests {
                             .collect(),
                         if_rejected: Vec::new(),
                     }),
+                    reader: None,
                 },
                 provenance: Provenance::HandWritten { note: None },
                 status: Status::Stable,

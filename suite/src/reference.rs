@@ -18,47 +18,67 @@ pub fn started() -> Reply {
             homepage: Some("https://github.com/asr-ctk/asr-ctk".into()),
             issues: Some("https://github.com/asr-ctk/asr-ctk/issues".into()),
         },
-        roles: vec![ProtocolRole::Validator],
+        roles: vec![ProtocolRole::Validator, ProtocolRole::Reader],
         format_versions: vec![crate::check::FORMAT_VERSION.into()],
     }
 }
 
-/// Answers one case: checks its streams together, as `asr-ctk validate` would.
+/// Answers one case: as a validator, checks its streams together, as `asr-ctk validate`
+/// would; as a reader, reads each stream.
 pub fn answer(request: &CaseRequest) -> Reply {
-    if request.role != ProtocolRole::Validator {
-        return Reply::Skipped {
-            seq: request.seq,
-            reason: format!(
-                "the reference implementation does not play the {} role yet",
-                request.role.as_str()
-            ),
-            issue: None,
-        };
-    }
-    let options = CheckOptions::default();
-    let mut reports: Vec<StreamReport> = Vec::with_capacity(request.streams.len());
+    let mut streams = Vec::with_capacity(request.streams.len());
     for stream in &request.streams {
-        let bytes = match base64_decode(&stream.data) {
-            Some(bytes) => bytes,
-            None => match std::fs::read(&stream.path) {
-                Ok(bytes) => bytes,
-                Err(e) => {
-                    return Reply::Error {
-                        seq: request.seq,
-                        message: format!("failed to read {}: {e}", stream.path),
-                    };
-                }
-            },
-        };
-        reports.push(check_bytes(&bytes, &options));
+        match base64_decode(&stream.data).map_or_else(|| std::fs::read(&stream.path), Ok) {
+            Ok(bytes) => streams.push(bytes),
+            Err(e) => {
+                return Reply::Error {
+                    seq: request.seq,
+                    message: format!("failed to read {}: {e}", stream.path),
+                };
+            }
+        }
     }
-    check_related(&mut reports, &options);
-    answer_reports(request.seq, &reports)
+    match request.role {
+        ProtocolRole::Validator => {
+            let options = CheckOptions::default();
+            let mut reports: Vec<StreamReport> = streams
+                .iter()
+                .map(|bytes| check_bytes(bytes, &options))
+                .collect();
+            check_related(&mut reports, &options);
+            answer_reports(request.seq, &reports)
+        }
+        ProtocolRole::Reader => Reply::Answered {
+            seq: request.seq,
+            streams: streams.iter().map(|bytes| read(bytes)).collect(),
+        },
+        ProtocolRole::Producer => Reply::Skipped {
+            seq: request.seq,
+            reason: "the reference implementation does not play the producer role".into(),
+            issue: None,
+        },
+    }
 }
 
-/// Answers one stream given as raw bytes (one-shot mode).
-pub fn answer_bytes(bytes: &[u8]) -> Reply {
-    answer_reports(0, &[check_bytes(bytes, &CheckOptions::default())])
+/// A reader's answer for one stream.
+fn read(bytes: &[u8]) -> StreamAnswer {
+    let outcome = crate::reading::read_bytes(bytes);
+    StreamAnswer {
+        valid: outcome.accepted,
+        diagnostics: Vec::new(),
+        reading: serde_json::to_value(&outcome.reading).ok(),
+    }
+}
+
+/// Answers one stream given as raw bytes (one-shot mode), for a role.
+pub fn answer_bytes(bytes: &[u8], role: ProtocolRole) -> Reply {
+    match role {
+        ProtocolRole::Reader => Reply::Answered {
+            seq: 0,
+            streams: vec![read(bytes)],
+        },
+        _ => answer_reports(0, &[check_bytes(bytes, &CheckOptions::default())]),
+    }
 }
 
 fn answer_reports(seq: u64, reports: &[StreamReport]) -> Reply {

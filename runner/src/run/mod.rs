@@ -12,7 +12,7 @@ use asr_suite::catalog::Catalog;
 use asr_suite::conformance::{
     AdapterInfo, CaseResult, Outcome, RunReport, case_set_digest, now_rfc3339,
 };
-use asr_suite::judge::{Strictness, judge_validator};
+use asr_suite::judge::{Strictness, judge_reader, judge_validator};
 use asr_suite::protocol::{CaseRequest, ProtocolRole, Reply, StreamInput, base64_encode};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -183,6 +183,11 @@ pub fn write_reports(report: &RunReport, dir: &std::path::Path) -> Result<()> {
     write::summary(report, dir)
 }
 
+/// Writes a run's report files only.
+pub fn write_report_files(report: &RunReport, dir: &std::path::Path) -> Result<()> {
+    write::reports(report, dir)
+}
+
 struct Settings<'a> {
     argv: Vec<String>,
     timeout: Duration,
@@ -215,6 +220,7 @@ fn select<'a>(corpus: &'a [Case], args: &Args) -> Result<Vec<&'a Case>> {
     let selected: Vec<&Case> = corpus
         .iter()
         .filter(|c| c.sidecar.roles.contains(&wanted))
+        .filter(|c| wanted != asr_suite::catalog::Role::Reader || c.sidecar.expect.reader.is_some())
         .filter(|c| {
             rule.as_ref()
                 .is_none_or(|p| c.sidecar.rules.iter().any(|r| p.matches(r)))
@@ -315,7 +321,10 @@ fn judged(
                     case.streams.len()
                 )));
             }
-            let judgement = judge_validator(case, &streams, settings.strictness);
+            let judgement = match settings.role {
+                ProtocolRole::Reader => judge_reader(case, &streams),
+                _ => judge_validator(case, &streams, settings.strictness),
+            };
             let mut result = blank(
                 case,
                 if judgement.pass {
