@@ -1,7 +1,7 @@
 //! `asr-ctk cases`: the corpus, listed and filtered.
 
 use crate::{Format, corpus, exit};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use asr_suite::case::Verdict;
 use std::io::Write;
 use std::path::PathBuf;
@@ -47,18 +47,8 @@ enum VerdictArg {
 
 pub fn run(args: &Args) -> Result<u8> {
     let (_, cases) = corpus::load(args.cases.as_deref())?;
-    let rule = args
-        .rule
-        .as_deref()
-        .map(glob::Pattern::new)
-        .transpose()
-        .context("--rule is not a valid pattern")?;
-    let name = args
-        .case
-        .as_deref()
-        .map(glob::Pattern::new)
-        .transpose()
-        .context("--case is not a valid glob")?;
+    let rule = corpus::pattern(args.rule.as_deref(), "--rule")?;
+    let name = corpus::pattern(args.case.as_deref(), "--case")?;
     let selected: Vec<_> = cases
         .iter()
         .filter(|c| {

@@ -28,3 +28,10 @@ pub fn load(given: Option<&Path>) -> Result<(PathBuf, Vec<Case>)> {
         .with_context(|| format!("failed to load the corpus in {}", root.display()))?;
     Ok((root, cases))
 }
+
+/// A glob given with `flag`, compiled.
+pub fn pattern(glob: Option<&str>, flag: &str) -> Result<Option<glob::Pattern>> {
+    glob.map(glob::Pattern::new)
+        .transpose()
+        .with_context(|| format!("{flag} is not a valid glob"))
+}

@@ -10,9 +10,7 @@ use asr_suite::conformance::{
     AdapterInfo, CaseResult, Outcome, RunReport, case_set_digest, now_rfc3339,
 };
 use asr_suite::judge::{ReadingMismatch, diff_readings};
-use asr_suite::protocol::{
-    CaseRequest, ProtocolRole, Reply, StreamAnswer, StreamInput, base64_encode,
-};
+use asr_suite::protocol::{CaseRequest, ProtocolRole, Reply, StreamAnswer};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -75,7 +73,8 @@ pub fn run(args: &Args) -> Result<u8> {
     let mut results = Vec::new();
     let mut by_rule: BTreeMap<String, Vec<(String, ReadingMismatch)>> = BTreeMap::new();
     for (index, case) in subjects.iter().enumerate() {
-        let request = request(case, index as u64 + 1, role)?;
+        let request =
+            crate::run::request(case, index as u64 + 1, role).map_err(|e| anyhow::anyhow!(e))?;
         let a = ask(&mut first, &commands[0], &request, timeout);
         let b = ask(&mut second, &commands[1], &request, timeout);
         let mismatches = compare(&a, &b, role, &case.sidecar.rules);
@@ -279,12 +278,7 @@ fn subjects(args: &Args, corpus: &[Case], role: ProtocolRole) -> Result<Vec<Case
             })
             .collect());
     }
-    let name = args
-        .case
-        .as_deref()
-        .map(glob::Pattern::new)
-        .transpose()
-        .context("--case is not a valid glob")?;
+    let name = corpus::pattern(args.case.as_deref(), "--case")?;
     let selected: Vec<Case> = corpus
         .iter()
         .filter(|c| match role {
@@ -300,28 +294,6 @@ fn subjects(args: &Args, corpus: &[Case], role: ProtocolRole) -> Result<Vec<Case
         );
     }
     Ok(selected)
-}
-
-fn request(case: &Case, seq: u64, role: ProtocolRole) -> Result<CaseRequest> {
-    let mut streams = Vec::new();
-    for (part, path) in &case.streams {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("failed to read {}", path.display()))?;
-        let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
-        streams.push(StreamInput {
-            part: part.clone(),
-            path: absolute.to_string_lossy().into_owned(),
-            data: base64_encode(&bytes),
-        });
-    }
-    Ok(CaseRequest {
-        seq,
-        role,
-        case: case.name.clone(),
-        id: case.sidecar.id.clone(),
-        rules: case.sidecar.rules.clone(),
-        streams,
-    })
 }
 
 fn print(

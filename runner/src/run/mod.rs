@@ -197,18 +197,8 @@ struct Settings<'a> {
 }
 
 fn select<'a>(corpus: &'a [Case], args: &Args) -> Result<Vec<&'a Case>> {
-    let rule = args
-        .rule
-        .as_deref()
-        .map(glob::Pattern::new)
-        .transpose()
-        .context("--rule is not a valid glob")?;
-    let name = args
-        .case
-        .as_deref()
-        .map(glob::Pattern::new)
-        .transpose()
-        .context("--case is not a valid glob")?;
+    let rule = corpus::pattern(args.rule.as_deref(), "--rule")?;
+    let name = corpus::pattern(args.case.as_deref(), "--case")?;
     let (index, count) = match &args.shard {
         Some(shard) => parse_shard(shard)?,
         None => (1, 1),
@@ -251,7 +241,8 @@ fn parse_shard(text: &str) -> Result<(usize, usize)> {
     Ok((i, n))
 }
 
-fn request(case: &Case, seq: u64, role: ProtocolRole) -> Result<CaseRequest, String> {
+/// The request for one case: its streams read, base64-encoded, with their absolute paths.
+pub fn request(case: &Case, seq: u64, role: ProtocolRole) -> Result<CaseRequest, String> {
     let mut streams = Vec::with_capacity(case.streams.len());
     for (part, path) in &case.streams {
         let bytes =

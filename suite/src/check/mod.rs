@@ -155,17 +155,26 @@ pub(crate) struct Finding {
 }
 
 impl Finding {
-    pub(crate) fn error(
+    fn new(
         rule: &'static str,
+        severity: Severity,
         pointer: impl Into<String>,
         message: impl Into<String>,
     ) -> Self {
         Finding {
             rule,
-            severity: Severity::Error,
+            severity,
             pointer: pointer.into(),
             message: message.into(),
         }
+    }
+
+    pub(crate) fn error(
+        rule: &'static str,
+        pointer: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Finding::new(rule, Severity::Error, pointer, message)
     }
 
     pub(crate) fn warning(
@@ -173,12 +182,7 @@ impl Finding {
         pointer: impl Into<String>,
         message: impl Into<String>,
     ) -> Self {
-        Finding {
-            rule,
-            severity: Severity::Warning,
-            pointer: pointer.into(),
-            message: message.into(),
-        }
+        Finding::new(rule, Severity::Warning, pointer, message)
     }
 
     pub(crate) fn notice(
@@ -186,12 +190,7 @@ impl Finding {
         pointer: impl Into<String>,
         message: impl Into<String>,
     ) -> Self {
-        Finding {
-            rule,
-            severity: Severity::Notice,
-            pointer: pointer.into(),
-            message: message.into(),
-        }
+        Finding::new(rule, Severity::Notice, pointer, message)
     }
 }
 
