@@ -178,10 +178,23 @@ fn compare(
     };
     let mut out = Vec::new();
     for (index, (x, y)) in a.iter().zip(b).enumerate() {
-        let view = |s: &StreamAnswer| {
-            if role == ProtocolRole::Reader {
-                serde_json::json!({"accepted": s.valid, "reading": s.reading})
-            } else {
+        let mut found = if role == ProtocolRole::Reader {
+            let null = serde_json::Value::Null;
+            let mut found = diff_readings(
+                x.reading.as_ref().unwrap_or(&null),
+                y.reading.as_ref().unwrap_or(&null),
+                rules,
+            );
+            if x.valid != y.valid {
+                found.extend(diff_readings(
+                    &serde_json::json!({"accepted": x.valid}),
+                    &serde_json::json!({"accepted": y.valid}),
+                    rules,
+                ));
+            }
+            found
+        } else {
+            let findings = |s: &StreamAnswer| {
                 let mut findings: Vec<String> = s
                     .diagnostics
                     .iter()
@@ -189,14 +202,15 @@ fn compare(
                     .collect();
                 findings.sort();
                 serde_json::json!({"valid": s.valid, "findings": findings})
-            }
+            };
+            diff_readings(&findings(x), &findings(y), rules)
         };
-        for mut m in diff_readings(&view(x), &view(y), rules) {
-            if a.len() > 1 {
+        if a.len() > 1 {
+            for m in &mut found {
                 m.pointer = format!("/streams/{index}{}", m.pointer);
             }
-            out.push(m);
         }
+        out.extend(found);
     }
     out
 }

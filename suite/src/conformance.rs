@@ -104,7 +104,8 @@ pub enum RuleVerdict {
     Conformant,
     /// A case whose expectation is a MUST-level error failed.
     NonConformant,
-    /// Only cases whose expectations are SHOULD-level (warnings, notices) failed.
+    /// Only cases whose expectations are SHOULD-level (warnings, notices) failed, or the rule
+    /// itself is only a SHOULD or MAY.
     NonStrict,
     /// No case of the rule was run (none exists, or all were skipped).
     Untested,
@@ -228,10 +229,11 @@ fn rule_results(
     let stated = catalog.rules.iter().map(|r| {
         let levels: Vec<String> = r.levels.iter().map(|l| l.as_str().to_owned()).collect();
         let roles: Vec<String> = r.roles.iter().map(|x| x.as_str().to_owned()).collect();
-        let must = r
-            .levels
-            .iter()
-            .any(|l| matches!(l, Level::Must | Level::MustNot));
+        // A descriptive rule (no keyword) defines what MUST rules rely on: it binds like a MUST.
+        let must = r.levels.is_empty()
+            || r.levels
+                .iter()
+                .any(|l| matches!(l, Level::Must | Level::MustNot));
         (r.id.clone(), levels, roles, plays(&r.roles), must)
     });
     let inferred = catalog.inferred.iter().map(|x| {

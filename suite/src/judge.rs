@@ -261,8 +261,8 @@ fn diff_at(
     }
 }
 
-/// The rule a member of the reading comes from: the first of its candidates that the case
-/// names, else the first candidate.
+/// The rule a member of the reading comes from: the first rule the case names (its main
+/// rule first) that the member can come from, else the member's first candidate.
 fn rule_for_member(pointer: &str, rules: &[String]) -> String {
     let tokens: Vec<&str> = pointer.split('/').skip(1).collect();
     let candidates: &[&str] = match tokens.as_slice() {
@@ -281,18 +281,17 @@ fn rule_for_member(pointer: &str, rules: &[String]) -> String {
         ["totals", ..] => &["ASR-417", "ASR-416"],
         _ => &[],
     };
-    candidates
+    rules
         .iter()
-        .find(|c| rules.iter().any(|r| r == *c))
-        .or(candidates.first())
-        .map_or_else(
-            || rules.first().cloned().unwrap_or_default(),
-            |c| (*c).to_owned(),
-        )
+        .find(|r| candidates.contains(&r.as_str()))
+        .cloned()
+        .or_else(|| candidates.first().map(|c| (*c).to_owned()))
+        .unwrap_or_else(|| rules.first().cloned().unwrap_or_default())
 }
 
-/// The parts of `actual` that `expected` gives, so that a diff shows only what was compared.
-fn project(expected: &Value, actual: &Value) -> Value {
+/// The parts of `actual` that `expected` gives, so that a diff shows only what was compared
+/// (and a partial expectation can be rewritten in its own shape).
+pub fn project(expected: &Value, actual: &Value) -> Value {
     match (expected, actual) {
         (Value::Object(want), Value::Object(got)) => Value::Object(
             want.keys()

@@ -60,14 +60,43 @@ fn bless_requested() -> Result<bool, Failed> {
 }
 
 fn run_case(case: &Case) -> Result<(), Failed> {
+    let mut problems = Vec::new();
+    if let Some(problem) = validator_case(case)? {
+        problems.push(problem);
+    }
+    if let Some(problem) = reader_case(case)? {
+        problems.push(problem);
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n\n").into())
+    }
+}
+
+fn bless_hint(case: &Case) -> String {
+    format!(
+        "If the kit is right, accept its output with:\n  BLESS=1 cargo test -p asr-suite --test cases -- --exact {}",
+        case.name
+    )
+}
+
+fn write_sidecar(case: &Case, sidecar: &asr_suite::case::Sidecar) -> Result<(), Failed> {
+    let mut text = serde_json::to_string_pretty(sidecar).map_err(|e| e.to_string())?;
+    text.push('\n');
+    std::fs::write(&case.sidecar_path, text).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+fn validator_case(case: &Case) -> Result<Option<String>, Failed> {
     let Some(expect) = &case.sidecar.expect.validator else {
-        return Ok(());
+        return Ok(None);
     };
     let (valid, actual) = case.run_reference().map_err(|e| e.to_string())?;
     let mut expected = expect.violations.clone();
     expected.sort();
     if valid == expect.valid && actual == expected {
-        return Ok(());
+        return Ok(None);
     }
     if bless_requested()? {
         let mut sidecar = case.sidecar.clone();
@@ -78,10 +107,8 @@ fn run_case(case: &Case) -> Result<(), Failed> {
             .ok_or("no validator expectation")?;
         validator.valid = valid;
         validator.violations = actual;
-        let mut text = serde_json::to_string_pretty(&sidecar).map_err(|e| e.to_string())?;
-        text.push('\n');
-        std::fs::write(&case.sidecar_path, text).map_err(|e| e.to_string())?;
-        return Ok(());
+        write_sidecar(case, &sidecar)?;
+        return Ok(None);
     }
     let render = |valid: bool, list: &[Violation]| {
         let mut text = format!("valid: {valid}\n");
@@ -91,19 +118,59 @@ fn run_case(case: &Case) -> Result<(), Failed> {
         }
         text
     };
-    let expected_text = render(expect.valid, &expected);
-    let actual_text = render(valid, &actual);
-    let diff = similar::TextDiff::from_lines(&expected_text, &actual_text)
-        .unified_diff()
-        .header("expected (sidecar)", "actual (reference validator)")
-        .to_string();
-    Err(format!(
-        "{} ({}): the reference validator disagrees with the sidecar\n{diff}\nIf the validator is right, accept its output with:\n  BLESS=1 cargo test -p asr-suite --test cases -- --exact {}",
+    let diff =
+        similar::TextDiff::from_lines(&render(expect.valid, &expected), &render(valid, &actual))
+            .unified_diff()
+            .header("expected (sidecar)", "actual (reference validator)")
+            .to_string();
+    Ok(Some(format!(
+        "{} ({}): the reference validator disagrees with the sidecar\n{diff}\n{}",
         case.name,
         case.sidecar_path.display(),
-        case.name
-    )
-    .into())
+        bless_hint(case)
+    )))
+}
+
+fn reader_case(case: &Case) -> Result<Option<String>, Failed> {
+    let Some(expect) = &case.sidecar.expect.reader else {
+        return Ok(None);
+    };
+    let bytes = std::fs::read(&case.streams[0].1).map_err(|e| e.to_string())?;
+    let outcome = asr_suite::reading::read_bytes(&bytes);
+    let actual = serde_json::to_value(&outcome.reading).map_err(|e| e.to_string())?;
+    let mismatches =
+        asr_suite::judge::compare_readings(&expect.reading, &actual, &case.sidecar.rules);
+    if outcome.accepted == expect.accepted && mismatches.is_empty() {
+        return Ok(None);
+    }
+    let projected = asr_suite::judge::project(&expect.reading, &actual);
+    if bless_requested()? {
+        let mut sidecar = case.sidecar.clone();
+        let reader = sidecar
+            .expect
+            .reader
+            .as_mut()
+            .ok_or("no reader expectation")?;
+        reader.accepted = outcome.accepted;
+        reader.reading = projected;
+        write_sidecar(case, &sidecar)?;
+        return Ok(None);
+    }
+    let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default() + "\n";
+    let diff = similar::TextDiff::from_lines(&pretty(&expect.reading), &pretty(&projected))
+        .unified_diff()
+        .header("expected (sidecar)", "actual (reference reader)")
+        .to_string();
+    let list: Vec<String> = mismatches.iter().map(ToString::to_string).collect();
+    Ok(Some(format!(
+        "{} ({}): the reference reader disagrees with the sidecar (accepted: expected {}, read {})\n{}\n{diff}\n{}",
+        case.name,
+        case.sidecar_path.display(),
+        expect.accepted,
+        outcome.accepted,
+        list.join("\n"),
+        bless_hint(case)
+    )))
 }
 
 fn lints(cases: &[Case], root: &Path) -> Vec<Trial> {

@@ -1,0 +1,202 @@
+//! Deliberately wrong readers (`runner/tests/readers/`): a conformance run fails each under
+//! the rule it breaks, `asr-ctk diff` against the reference names that rule with a
+//! pointer-level diff, and the reference reader passes every reader case.
+
+use asr_suite::conformance::{Outcome, RuleVerdict, RunReport};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn asr_ctk(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_asr-ctk"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("asr-ctk runs")
+}
+
+fn wrong(name: &str) -> String {
+    format!(
+        "python3 runner/tests/readers/{name}.py {}",
+        env!("CARGO_BIN_EXE_asr-ctk")
+    )
+}
+
+fn run(name: &str, adapter: Option<&str>) -> (Output, RunReport) {
+    let out = std::env::temp_dir().join(format!("asr-ctk-readers-{}-{name}", std::process::id()));
+    let out_text = out.to_string_lossy().into_owned();
+    let mut args = vec![
+        "run",
+        "--role",
+        "reader",
+        "--quiet",
+        "--out",
+        out_text.as_str(),
+    ];
+    if let Some(adapter) = adapter {
+        args.extend(["--adapter", adapter]);
+    }
+    let output = asr_ctk(&args);
+    let text = std::fs::read_to_string(out.join("report.json"))
+        .unwrap_or_else(|e| panic!("no report ({e}): {output:?}"));
+    (output, serde_json::from_str(&text).expect("report"))
+}
+
+/// The rules named by the mismatches of every failing case.
+fn failing_rules(report: &RunReport) -> BTreeSet<String> {
+    let mut rules = BTreeSet::new();
+    for case in report.cases.iter().filter(|c| c.outcome == Outcome::Fail) {
+        for part in case.detail.as_deref().unwrap_or("").split(" (").skip(1) {
+            if let Some(rule) = part.split(')').next().filter(|r| r.starts_with("ASR-")) {
+                rules.insert(rule.to_owned());
+            }
+        }
+    }
+    rules
+}
+
+fn set(rules: &[&str]) -> BTreeSet<String> {
+    rules.iter().map(|r| (*r).to_owned()).collect()
+}
+
+#[test]
+fn the_reference_reader_passes_every_reader_case() {
+    let (output, report) = run("reference", None);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    assert!(
+        report.cases.len() >= 20,
+        "reader cases: {}",
+        report.cases.len()
+    );
+    assert!(report.cases.iter().all(|c| c.outcome == Outcome::Pass));
+    for rule in [
+        "ASR-205", "ASR-214", "ASR-215", "ASR-218", "ASR-220", "ASR-224", "ASR-225", "ASR-232",
+        "ASR-237", "ASR-238", "ASR-401", "ASR-406", "ASR-415", "ASR-416", "ASR-417", "ASR-423",
+        "ASR-426",
+    ] {
+        let result = report
+            .rules
+            .iter()
+            .find(|r| r.rule == rule)
+            .expect("in the report");
+        assert_eq!(
+            result.verdict,
+            RuleVerdict::Conformant,
+            "{rule} has a reader case that passes"
+        );
+    }
+}
+
+/// Each wrong reader: the rule it must be failed under, and the rules its mismatches may
+/// name (a member of the reading can come from several rules; the case's own rule is used).
+const WRONG: &[(&str, &str, &[&str])] = &[
+    (
+        "copies_as_original",
+        "ASR-416",
+        &[
+            "ASR-413", "ASR-415", "ASR-416", "ASR-417", "ASR-423", "ASR-426",
+        ],
+    ),
+    (
+        "missing_lineage_as_root",
+        "ASR-401",
+        &["ASR-401", "ASR-402"],
+    ),
+    (
+        "indexes_signatures",
+        "ASR-215",
+        &["ASR-214", "ASR-215", "ASR-220", "ASR-232", "ASR-238"],
+    ),
+    (
+        "renders_unknown_parts",
+        "ASR-218",
+        &[
+            "ASR-214", "ASR-215", "ASR-218", "ASR-220", "ASR-232", "ASR-238",
+        ],
+    ),
+    (
+        "ignores_mirror_rule",
+        "ASR-423",
+        &["ASR-416", "ASR-417", "ASR-423"],
+    ),
+    ("first_delivery_revision", "ASR-237", &["ASR-237"]),
+];
+
+#[test]
+fn every_wrong_reader_fails_under_the_rule_it_breaks() {
+    for (name, rule, allowed) in WRONG {
+        let (output, report) = run(name, Some(&wrong(name)));
+        assert_eq!(output.status.code(), Some(1), "{name} must fail the run");
+        let rules = failing_rules(&report);
+        assert!(
+            rules.contains(*rule),
+            "{name}: failing rules {rules:?} miss {rule}"
+        );
+        assert!(
+            rules.is_subset(&set(allowed)),
+            "{name}: failing rules {rules:?} beyond {allowed:?}"
+        );
+        let verdict = report
+            .rules
+            .iter()
+            .find(|r| r.rule == *rule)
+            .map(|r| r.verdict);
+        assert_eq!(verdict, Some(RuleVerdict::NonConformant), "{name}: {rule}");
+    }
+}
+
+#[test]
+fn diff_against_the_reference_names_the_rule_with_pointers() {
+    for (name, rule, _) in WRONG {
+        let out = std::env::temp_dir().join(format!("asr-ctk-diff-{}-{name}", std::process::id()));
+        let output = asr_ctk(&[
+            "diff",
+            "--adapter",
+            "reference",
+            "--adapter",
+            &wrong(name),
+            "--out",
+            &out.to_string_lossy(),
+        ]);
+        assert_eq!(output.status.code(), Some(1), "{name}: {output:?}");
+        let text = String::from_utf8_lossy(&output.stdout);
+        assert!(text.contains(&format!("{rule}: ")), "{name}: {text}");
+        assert!(
+            text.lines()
+                .any(|l| l.trim_start().contains(" /records/")
+                    || l.trim_start().contains(" /session/")),
+            "{name}: {text}"
+        );
+        let html = std::fs::read_to_string(out.join("report.html")).expect("the diff report");
+        assert!(
+            html.contains("<details"),
+            "{name}: the HTML report shows the diffs"
+        );
+    }
+    let same = asr_ctk(&[
+        "diff",
+        "--adapter",
+        "reference",
+        "--adapter",
+        "reference",
+        "--out",
+        &std::env::temp_dir()
+            .join("asr-ctk-diff-same")
+            .to_string_lossy(),
+    ]);
+    assert_eq!(
+        same.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&same.stdout)
+    );
+}

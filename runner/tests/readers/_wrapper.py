@@ -1,0 +1,243 @@
+"""Shared plumbing of the deliberately wrong readers in this directory (not a reader itself).
+
+Each reader is a thin wrapper around the kit's reference adapter: it starts
+`[ASR_CTK, "adapter", "reference"]` (ASR_CTK is its first argument; a path ending in `.py`
+is run with the running Python, so a fake reference can stand in for the kit), forwards
+every request line to it and every reply line back, and changes only:
+
+- the `started` reply: implementation name `wrong-<script stem>`, roles validator and reader;
+- the `reading` of each stream of an `answered` reply to a `case` request whose role is
+  `reader`, through the reader's one mutation.
+
+On `stop` or end of input it stops the reference and exits; when the kit closes its end of
+a pipe it leaves quietly. Python 3.11 standard library only.
+"""
+
+import base64
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+
+ROLES = ["validator", "reader"]
+NAME_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+BOM = b"\xef\xbb\xbf"
+
+
+class Stream:
+    """A stream of a case request, decoded from its base64 `data`, read as the reading
+    section of PROTOCOL.md says: the first line is the header (when it is a `session`), every
+    other line with an `id` is a record, and a repeated id keeps its first record. Lines that
+    are not JSON objects are left out."""
+
+    def __init__(self, data):
+        self.header = None
+        self.records = {}  # id -> record object, in stream order
+        try:
+            raw = base64.b64decode(data or "", validate=False)
+        except (ValueError, TypeError):
+            raw = b""
+        first = True
+        for line in raw.split(b"\n"):
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            if first and line.startswith(BOM):
+                line = line[len(BOM):]
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except (ValueError, UnicodeDecodeError):
+                value = None
+            if first:
+                first = False
+                if isinstance(value, dict) and value.get("type") == "session":
+                    self.header = value
+                    continue
+            if isinstance(value, dict) and isinstance(value.get("id"), str):
+                self.records.setdefault(value["id"], value)
+
+    def seq(self, record_id):
+        """The record's seq, or None when the stream has no such record or no integer seq."""
+        record = self.records.get(record_id)
+        seq = record.get("seq") if record is not None else None
+        if isinstance(seq, int) and not isinstance(seq, bool):
+            return seq
+        return None
+
+    def order_by_seq(self, ids):
+        """The ids ordered by their records' seq (stable; ids without a seq go last)."""
+        def key(record_id):
+            seq = self.seq(record_id)
+            return (seq is None, seq if seq is not None else 0)
+        return sorted(ids, key=key)
+
+    def content_part(self, record_id, index):
+        """The record's `content[index]` as it stands in the stream, or None."""
+        record = self.records.get(record_id)
+        content = record.get("content") if record is not None else None
+        if isinstance(content, list) and 0 <= index < len(content):
+            return content[index]
+        return None
+
+    def resolve(self, reference):
+        """The ids of the records a reference (ASR-062) names, in stream order: a native id
+        (`messageId=msg_01`) names every record whose member `messageId` is `msg_01`; anything
+        else is a record id."""
+        if not isinstance(reference, str) or not reference:
+            return []
+        key, sep, value = reference.partition("=")
+        if sep and value and NAME_KEY.match(key):
+            named = [rid for rid, record in self.records.items() if record.get(key) == value]
+            if named:
+                return named
+        return [reference] if reference in self.records else []
+
+
+def _end(reference):
+    """Ends the reference process (the wrapper's own child) and reaps it."""
+    reference.kill()
+    try:
+        reference.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def reference_command(asr_ctk):
+    if asr_ctk.endswith(".py"):
+        return [sys.executable or "python3", asr_ctk, "adapter", "reference"]
+    return [asr_ctk, "adapter", "reference"]
+
+
+def mutate_reply(reply, request, mutate):
+    """Applies the mutation to each stream's reading; True when the reply changed."""
+    streams = reply.get("streams")
+    requested = request.get("streams")
+    if not isinstance(streams, list) or not isinstance(requested, list):
+        return False
+    changed = False
+    for answer, asked in zip(streams, requested):
+        if not isinstance(answer, dict) or not isinstance(answer.get("reading"), dict):
+            continue
+        if not isinstance(asked, dict):
+            continue
+        reading = copy.deepcopy(answer["reading"])
+        try:
+            mutate(reading, Stream(asked.get("data")))
+        except Exception as error:  # a reading of an unexpected shape: leave it as it is
+            sys.stderr.write(f"wrong reader: reading left unchanged: {error!r}\n")
+            sys.stderr.flush()
+            continue
+        if reading != answer["reading"]:
+            answer["reading"] = reading
+            changed = True
+    return changed
+
+
+def run(script, mutate):
+    """Runs the wrapper named after `script` (its __file__) with the given mutation, which
+    changes a reading (a dict) in place given the request's Stream."""
+    name = "wrong-" + os.path.splitext(os.path.basename(script))[0]
+    if len(sys.argv) < 2:
+        sys.stderr.write(f"usage: {os.path.basename(script)} ASR_CTK\n")
+        sys.exit(2)
+    try:
+        _run(name, sys.argv[1], mutate)
+    except BrokenPipeError:
+        os._exit(0)
+
+
+def _run(name, asr_ctk, mutate):
+    reference = subprocess.Popen(reference_command(asr_ctk), stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE)
+    pending = {}  # seq -> reader case request awaiting its answer
+    lock = threading.Lock()
+    out = sys.stdout.buffer
+
+    def transform(line):
+        try:
+            reply = json.loads(line)
+        except (ValueError, UnicodeDecodeError):
+            return line
+        if not isinstance(reply, dict):
+            return line
+        kind = reply.get("type")
+        if kind == "started":
+            implementation = reply.get("implementation")
+            if isinstance(implementation, dict):
+                implementation["name"] = name
+            reply["roles"] = list(ROLES)
+        elif kind in ("answered", "skipped", "error"):
+            with lock:
+                seq = reply.get("seq")
+                request = pending.pop(seq, None) if isinstance(seq, int) else None
+            if kind != "answered" or request is None:
+                return line
+            if not mutate_reply(reply, request, mutate):
+                return line
+        else:
+            return line
+        return json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+
+    def pump():
+        # The reference's replies, back to the kit. When the reference ends its output (it
+        # stopped, or died), the wrapper ends too, so that the kit sees what happened.
+        try:
+            for line in reference.stdout:
+                out.write(transform(line))
+                out.flush()
+        except BrokenPipeError:
+            # The kit closed our stdout: end the reference and leave without a traceback.
+            _end(reference)
+            os._exit(0)
+        except Exception as error:  # never hang the kit on a bug of the wrapper
+            sys.stderr.write(f"wrong reader: {error!r}\n")
+            sys.stderr.flush()
+            _end(reference)
+            os._exit(1)
+        try:
+            reference.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            _end(reference)
+        os._exit(0)
+
+    threading.Thread(target=pump, daemon=True).start()
+
+    stdin = sys.stdin.buffer
+    while True:
+        line = stdin.readline()
+        if not line:
+            break
+        stop = False
+        try:
+            request = json.loads(line)
+        except (ValueError, UnicodeDecodeError):
+            request = None
+        if isinstance(request, dict):
+            if (request.get("type") == "case" and request.get("role") == "reader"
+                    and isinstance(request.get("seq"), int)):
+                with lock:
+                    pending[request.get("seq")] = request
+            stop = request.get("type") == "stop"
+        try:
+            reference.stdin.write(line)
+            reference.stdin.flush()
+        except (BrokenPipeError, OSError):
+            break
+        if stop:
+            break
+    # stop or end of input: let the reference finish (its `stopped` goes through the pump,
+    # which then ends the process), or end it.
+    try:
+        reference.stdin.close()
+    except (BrokenPipeError, OSError):
+        pass
+    try:
+        reference.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        _end(reference)
+    threading.Event().wait(5)  # the pump exits the process once it has forwarded everything
+    os._exit(0)

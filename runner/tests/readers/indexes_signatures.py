@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""Wrong reader for the kit's tests, named `wrong-indexes_signatures`.
+
+A wrapper around the reference adapter (`python3 indexes_signatures.py ASR_CTK`; see
+_wrapper.py) whose one mistake is indexing reasoning signatures: for every part of type
+`reasoning` whose content part in the stream (same record, same index) has a
+`signature`, the signature is appended to the part's `index`. Breaks ASR-215.
+"""
+
+import os
+import sys
+
+sys.dont_write_bytecode = True  # leave no __pycache__ beside the fixtures
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _wrapper  # noqa: E402
+
+
+def mutate(reading, stream):
+    records = reading.get("records")
+    if not isinstance(records, dict):
+        return
+    for record_id, record in records.items():
+        parts = record.get("parts") if isinstance(record, dict) else None
+        if not isinstance(parts, list):
+            continue
+        for position, part in enumerate(parts):
+            if not isinstance(part, dict) or part.get("type") != "reasoning":
+                continue
+            source = stream.content_part(record_id, position)
+            signature = source.get("signature") if isinstance(source, dict) else None
+            if isinstance(signature, str) and isinstance(part.get("index"), list):
+                part["index"].append(signature)
+
+
+if __name__ == "__main__":
+    _wrapper.run(__file__, mutate)
