@@ -180,6 +180,19 @@ pub fn coverage(cases: &[Case], catalog: &Catalog) -> Vec<String> {
         .collect()
 }
 
+/// Every rule checked through readings has a case with an expected reading that names it,
+/// or says in the catalog that it is not tested yet, and why.
+pub fn reader_coverage(cases: &[Case], catalog: &Catalog) -> Vec<String> {
+    catalog
+        .rules
+        .iter()
+        .filter(|r| r.checks.contains(&CheckKind::Reader))
+        .filter(|r| !cases.iter().any(|c| c.sidecar.expect.reader.is_some() && c.sidecar.rules.contains(&r.id)))
+        .filter(|r| !r.notes.as_deref().is_some_and(|n| n.to_lowercase().contains("not tested yet")))
+        .map(|r| format!("{}: no case carries an expected reading for it, and its notes do not say why (\"Not tested yet: ...\")", r.id))
+        .collect()
+}
+
 /// Every JSON example of the spec texts (file name, text) stands, whole, in the stream of a
 /// `y_` case whose provenance names it.
 pub fn spec_examples(cases: &[Case], spec: &[(&str, &str)]) -> Vec<String> {
@@ -412,6 +425,30 @@ mod tests {
                 .iter()
                 .any(|p| p.starts_with("ASR-402: 0 positive")),
             "{problems:?}"
+        );
+    }
+
+    #[test]
+    fn reader_rules_need_a_reading_case_or_a_reason() {
+        let catalog = Catalog::embedded();
+        let problems = reader_coverage(&[], catalog);
+        assert!(
+            problems.iter().any(|p| p.starts_with("ASR-237:")),
+            "{problems:?}"
+        );
+        assert!(
+            !problems.iter().any(|p| p.starts_with("ASR-418:")),
+            "418 says why it is not tested"
+        );
+        let mut with_reading = case("x/y_r", "c1", &["ASR-237"], true, &[]);
+        with_reading.sidecar.expect.reader = Some(crate::case::ReaderExpect {
+            accepted: true,
+            reading: serde_json::json!({}),
+        });
+        assert!(
+            !reader_coverage(&[with_reading], catalog)
+                .iter()
+                .any(|p| p.starts_with("ASR-237:"))
         );
     }
 

@@ -238,6 +238,11 @@ fn lints(cases: &[Case], root: &Path) -> Vec<Trial> {
         Box::new(move || lint::coverage(&all, Catalog::embedded())),
     );
     let all = cases.to_vec();
+    lint(
+        "reader_rules_have_a_case_with_a_reading",
+        Box::new(move || lint::reader_coverage(&all, Catalog::embedded())),
+    );
+    let all = cases.to_vec();
     let spec = root.join("spec");
     lint(
         "every_spec_example_is_a_positive_case",

@@ -2,31 +2,17 @@
 """Fault adapter for the kit's tests (persistent mode), named `fault-hangs_on_one_case`.
 
 Answers every case but one, on which it sleeps forever: the case named by the
-environment variable FAULT_CASE or, when it is unset, the 3rd case it receives.
+environment variable FAULT_CASE (read at each case) or, when it is unset or empty, the
+3rd case it receives. The protocol plumbing is in _fault.py.
 """
 
-import json
 import os
 import sys
 import time
 
-NAME = "fault-hangs_on_one_case"
-
-
-def send(message):
-    sys.stdout.buffer.write(json.dumps(message).encode() + b"\n")
-    sys.stdout.buffer.flush()
-
-
-def started():
-    return {"type": "started", "protocol": 1,
-            "implementation": {"name": NAME, "version": "0.1.0", "language": "python"},
-            "roles": ["validator"], "formatVersions": ["0.1"]}
-
-
-def answered(request):
-    streams = [{"valid": True, "diagnostics": []} for _ in request["streams"]]
-    return {"type": "answered", "seq": request["seq"], "streams": streams}
+sys.dont_write_bytecode = True  # leave no __pycache__ beside the fixtures
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _fault  # noqa: E402
 
 
 def sleep_forever():
@@ -34,28 +20,12 @@ def sleep_forever():
         time.sleep(3600)
 
 
-def main():
-    received = 0
-    while True:
-        line = sys.stdin.buffer.readline()
-        if not line:
-            return
-        request = json.loads(line)
-        if request["type"] == "start":
-            send(started())
-        elif request["type"] == "stop":
-            return
-        elif request["type"] == "case":
-            received += 1
-            target = os.environ.get("FAULT_CASE")
-            if (request["case"] == target) if target else received == 3:
-                sleep_forever()
-            send(answered(request))
+def case(request, number):
+    target = os.environ.get("FAULT_CASE")
+    if (request["case"] == target) if target else number == 3:
+        sleep_forever()
+    _fault.answer(request, number)
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except BrokenPipeError:
-        # The kit closed our stdout: leave without a traceback (and without a last flush).
-        os._exit(0)
+    _fault.run(__file__, case)

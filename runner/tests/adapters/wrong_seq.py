@@ -1,51 +1,23 @@
 #!/usr/bin/env python3
 """Fault adapter for the kit's tests (persistent mode), named `fault-wrong_seq`.
 
-Answers every case, but with seq + 1000 instead of the request's seq.
+Answers every case, but with seq + 1000 instead of the request's seq. The protocol
+plumbing is in _fault.py.
 """
 
-import json
 import os
 import sys
 
-NAME = "fault-wrong_seq"
+sys.dont_write_bytecode = True  # leave no __pycache__ beside the fixtures
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _fault  # noqa: E402
 
 
-def send(message):
-    sys.stdout.buffer.write(json.dumps(message).encode() + b"\n")
-    sys.stdout.buffer.flush()
-
-
-def started():
-    return {"type": "started", "protocol": 1,
-            "implementation": {"name": NAME, "version": "0.1.0", "language": "python"},
-            "roles": ["validator"], "formatVersions": ["0.1"]}
-
-
-def answered(request):
-    streams = [{"valid": True, "diagnostics": []} for _ in request["streams"]]
-    return {"type": "answered", "seq": request["seq"], "streams": streams}
-
-
-def main():
-    while True:
-        line = sys.stdin.buffer.readline()
-        if not line:
-            return
-        request = json.loads(line)
-        if request["type"] == "start":
-            send(started())
-        elif request["type"] == "stop":
-            return
-        elif request["type"] == "case":
-            reply = answered(request)
-            reply["seq"] = request["seq"] + 1000
-            send(reply)
+def case(request, number):
+    reply = _fault.answered(request)
+    reply["seq"] = request["seq"] + 1000
+    _fault.send(reply)
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except BrokenPipeError:
-        # The kit closed our stdout: leave without a traceback (and without a last flush).
-        os._exit(0)
+    _fault.run(__file__, case)
