@@ -5,7 +5,10 @@
 use super::{Finding, Place, SpawnClaim, StreamSummary};
 use crate::refs::{Ref, own_session_ref, parse_ref, parse_session_ref};
 use serde_json::{Map, Value};
+use std::collections::hash_map::{Entry, RandomState};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::hash::{BuildHasher, Hasher};
+use std::sync::Arc;
 
 /// Native ids that `key=value` references resolve through.
 const NATIVE_KEYS: &[&str] = &["messageId", "callId", "planId", "turnId", "inferenceId"];
@@ -20,10 +23,17 @@ pub(crate) type Out = Vec<(Finding, Option<Place>)>;
 struct RecordInfo {
     seq: Option<u64>,
     line: usize,
-    kind: Box<str>,
+    kind: Arc<str>,
     /// The plan or delegation the record belongs to.
     group: Option<usize>,
     superseded_at: Option<usize>,
+}
+
+/// The records one native id names: most name one.
+#[derive(Debug)]
+struct Named {
+    first: Arc<str>,
+    more: Vec<Arc<str>>,
 }
 
 #[derive(Debug)]
@@ -62,8 +72,13 @@ pub(crate) struct State {
     header_line: Option<usize>,
     first_not_header_reported: bool,
     highest_seq: Option<(u64, usize)>,
-    records: HashMap<String, RecordInfo>,
-    native: HashMap<String, Vec<String>>,
+    records: HashMap<Arc<str>, RecordInfo>,
+    /// Records by native id (`messageId=m1`), keyed by a 64-bit hash of the reference text
+    /// (randomly keyed, so a stream cannot aim for collisions), so that indexing costs no
+    /// allocation of its own.
+    native: HashMap<u64, Named>,
+    hasher: RandomState,
+    kinds: Vec<Arc<str>>,
     conversations: HashSet<String>,
     plans: HashMap<String, (usize, String)>,
     plan_count: usize,
@@ -554,7 +569,7 @@ impl State {
         match self
             .resolve(target)
             .into_iter()
-            .find(|id| id.as_str() != place.id.as_deref().unwrap_or(""))
+            .find(|id| id.as_ref() != place.id.as_deref().unwrap_or(""))
         {
             Some(found) => {
                 let theirs = self.records[&found].seq;
@@ -644,7 +659,7 @@ impl State {
         out: &mut Out,
     ) {
         let Some(id) = &place.id else { return };
-        if let Some(first) = self.records.get(id) {
+        if let Some(first) = self.records.get(id.as_str()) {
             out.push((
                 Finding::error(
                     "ASR-X-009",
@@ -658,20 +673,28 @@ impl State {
             ));
             return;
         }
+        let id: Arc<str> = Arc::from(id.as_str());
         for key in NATIVE_KEYS {
             if let Some(value) = str_member(record, key) {
-                self.native
-                    .entry(format!("{key}={value}"))
-                    .or_default()
-                    .push(id.clone());
+                let hash = self.native_hash(key, value);
+                match self.native.entry(hash) {
+                    Entry::Occupied(mut named) => named.get_mut().more.push(Arc::clone(&id)),
+                    Entry::Vacant(slot) => {
+                        slot.insert(Named {
+                            first: Arc::clone(&id),
+                            more: Vec::new(),
+                        });
+                    }
+                }
             }
         }
+        let kind = self.intern(kind);
         self.records.insert(
-            id.clone(),
+            id,
             RecordInfo {
                 seq: place.seq,
                 line: place.line,
-                kind: kind.into(),
+                kind,
                 group,
                 superseded_at: None,
             },
@@ -699,22 +722,42 @@ impl State {
         }
     }
 
+    fn native_hash(&self, key: &str, value: &str) -> u64 {
+        let mut hasher = self.hasher.build_hasher();
+        hasher.write(key.as_bytes());
+        hasher.write(b"=");
+        hasher.write(value.as_bytes());
+        hasher.finish()
+    }
+
+    fn intern(&mut self, kind: &str) -> Arc<str> {
+        if let Some(known) = self.kinds.iter().find(|k| k.as_ref() == kind) {
+            return Arc::clone(known);
+        }
+        let new: Arc<str> = Arc::from(kind);
+        self.kinds.push(Arc::clone(&new));
+        new
+    }
+
     /// The ids a reference names: a native id through its key, else a record id.
-    fn resolve(&self, reference: &str) -> Vec<String> {
-        if let Some(Ref::Native { key, .. }) = parse_ref(reference) {
+    fn resolve(&self, reference: &str) -> Vec<Arc<str>> {
+        if let Some(Ref::Native { key, value }) = parse_ref(reference) {
             if NATIVE_KEYS.contains(&key) {
-                return self.native.get(reference).cloned().unwrap_or_default();
+                return self
+                    .native
+                    .get(&self.native_hash(key, value))
+                    .map(|n| std::iter::once(&n.first).chain(&n.more).cloned().collect())
+                    .unwrap_or_default();
             }
         }
-        if self.records.contains_key(reference) {
-            vec![reference.to_owned()]
-        } else {
-            Vec::new()
-        }
+        self.records
+            .get_key_value(reference)
+            .map(|(id, _)| vec![Arc::clone(id)])
+            .unwrap_or_default()
     }
 
     /// The latest record a reference names.
-    fn resolve_one(&self, reference: &str) -> Option<String> {
+    fn resolve_one(&self, reference: &str) -> Option<Arc<str>> {
         self.resolve(reference).pop()
     }
 
@@ -791,7 +834,7 @@ impl State {
             },
             Wait::CopiedLocal => match found
                 .iter()
-                .find(|id| Some(id.as_str()) != place.id.as_deref())
+                .find(|id| Some(id.as_ref()) != place.id.as_deref())
                 .or(found.last())
             {
                 Some(id) => Finding::error(
@@ -843,7 +886,7 @@ impl State {
                 }
             }
             Wait::LocalThroughId => {
-                if self.records.contains_key(&target) {
+                if self.records.contains_key(target.as_str()) {
                     return;
                 }
                 Finding::error(
