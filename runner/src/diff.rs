@@ -5,10 +5,8 @@ use crate::run::adapter::{Fault, Persistent, split_command};
 use crate::{corpus, exit};
 use anyhow::{Context, Result, bail};
 use asr_suite::case::{Case, Expect, Provenance, Sidecar, Status};
-use asr_suite::catalog::{Catalog, Role};
-use asr_suite::conformance::{
-    AdapterInfo, CaseResult, Outcome, RunReport, case_set_digest, now_rfc3339,
-};
+use asr_suite::catalog::Role;
+use asr_suite::conformance::{AdapterInfo, CaseResult, Outcome, RunReport};
 use asr_suite::judge::{ReadingMismatch, diff_readings};
 use asr_suite::protocol::{CaseRequest, ProtocolRole, Reply, StreamAnswer};
 use std::collections::BTreeMap;
@@ -88,33 +86,22 @@ pub fn run(args: &Args) -> Result<u8> {
     }
     first.0.stop();
     second.0.stop();
-    let mut report = RunReport {
-        kit: "asr-ctk".into(),
-        kit_version: env!("CARGO_PKG_VERSION").into(),
-        case_set: case_set_digest(&corpus).context("failed to read the corpus for its digest")?,
-        corpus_cases: corpus.len(),
-        adapter: AdapterInfo {
-            command: [
-                commands[0].clone(),
-                vec!["--versus--".into()],
-                commands[1].clone(),
-            ]
-            .concat(),
-            mode: "diff".into(),
-            implementation: match &first.1 {
-                Reply::Started { implementation, .. } => Some(implementation.clone()),
-                _ => None,
-            },
-            roles: vec![role],
+    let adapter = AdapterInfo {
+        command: [
+            commands[0].clone(),
+            vec!["--versus--".into()],
+            commands[1].clone(),
+        ]
+        .concat(),
+        mode: "diff".into(),
+        implementation: match &first.1 {
+            Reply::Started { implementation, .. } => Some(implementation.clone()),
+            _ => None,
         },
-        command_line: std::env::args().collect(),
-        started_at: now_rfc3339(),
-        shards: Vec::new(),
-        totals: BTreeMap::new(),
-        rules: Vec::new(),
-        cases: results,
+        roles: vec![role],
     };
-    report.summarize(Catalog::embedded(), &corpus);
+    let report = RunReport::new(&corpus, adapter, results, Vec::new())
+        .context("failed to read the corpus for its digest")?;
     crate::run::write_report_files(&report, &args.out)?;
     print(&by_rule, &report, &args.out)?;
     Ok(if by_rule.is_empty() && !report.has_failures() {
@@ -254,17 +241,16 @@ fn result(
             .to_string()
     });
     CaseResult {
-        name: case.name.clone(),
-        id: case.sidecar.id.clone(),
-        rules: case.sidecar.rules.clone(),
-        outcome,
         detail,
-        issue: None,
         expected: (outcome == Outcome::Fail).then_some(first),
         actual: (outcome == Outcome::Fail).then_some(second),
         diff,
-        stderr: None,
-        millis: 0,
+        ..CaseResult::new(
+            case.name.clone(),
+            case.sidecar.id.clone(),
+            case.sidecar.rules.clone(),
+            outcome,
+        )
     }
 }
 

@@ -96,6 +96,30 @@ pub struct CaseResult {
     pub millis: u64,
 }
 
+impl CaseResult {
+    /// The result of a case with an outcome and nothing more said yet.
+    pub fn new(
+        name: impl Into<String>,
+        id: impl Into<String>,
+        rules: Vec<String>,
+        outcome: Outcome,
+    ) -> Self {
+        CaseResult {
+            name: name.into(),
+            id: id.into(),
+            rules,
+            outcome,
+            detail: None,
+            issue: None,
+            expected: None,
+            actual: None,
+            diff: None,
+            stderr: None,
+            millis: 0,
+        }
+    }
+}
+
 /// The verdict on one rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -194,6 +218,31 @@ pub struct RunReport {
 }
 
 impl RunReport {
+    /// The report of a run of `cases` (results) over `corpus`, summarized: the kit's identity,
+    /// the corpus digest, the command line and the time now are filled in.
+    pub fn new(
+        corpus: &[Case],
+        adapter: AdapterInfo,
+        cases: Vec<CaseResult>,
+        shards: Vec<String>,
+    ) -> std::io::Result<Self> {
+        let mut report = RunReport {
+            kit: "asr-ctk".into(),
+            kit_version: env!("CARGO_PKG_VERSION").into(),
+            case_set: case_set_digest(corpus)?,
+            corpus_cases: corpus.len(),
+            adapter,
+            command_line: std::env::args().collect(),
+            started_at: now_rfc3339(),
+            shards,
+            totals: BTreeMap::new(),
+            rules: Vec::new(),
+            cases,
+        };
+        report.summarize(Catalog::embedded(), corpus);
+        Ok(report)
+    }
+
     /// Recomputes totals and rule verdicts from the cases.
     pub fn summarize(&mut self, catalog: &Catalog, corpus: &[Case]) {
         self.cases.sort_by(|a, b| a.name.cmp(&b.name));
@@ -359,19 +408,12 @@ mod tests {
     }
 
     fn result(name: &str, rules: &[&str], outcome: Outcome) -> CaseResult {
-        CaseResult {
-            name: name.into(),
-            id: "c0".into(),
-            rules: rules.iter().map(|r| (*r).to_owned()).collect(),
+        CaseResult::new(
+            name,
+            "c0",
+            rules.iter().map(|r| (*r).to_owned()).collect(),
             outcome,
-            detail: None,
-            issue: None,
-            expected: None,
-            actual: None,
-            diff: None,
-            stderr: None,
-            millis: 0,
-        }
+        )
     }
 
     fn verdicts(cases: &[CaseResult], roles: &[ProtocolRole]) -> BTreeMap<String, RuleVerdict> {

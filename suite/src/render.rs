@@ -689,17 +689,13 @@ mod tests {
 
     fn case(name: &str, rule: &str, outcome: Outcome) -> CaseResult {
         CaseResult {
-            name: name.into(),
-            id: format!("c{:04}", name.len()),
-            rules: vec![rule.into()],
-            outcome,
-            detail: None,
-            issue: None,
-            expected: None,
-            actual: None,
-            diff: None,
-            stderr: None,
             millis: 1_234,
+            ..CaseResult::new(
+                name,
+                format!("c{:04}", name.len()),
+                vec![rule.into()],
+                outcome,
+            )
         }
     }
 

@@ -59,12 +59,8 @@ pub fn examples(text: &str) -> Vec<Example> {
     let mut index = 0;
     while index < lines.len() {
         let line = lines[index];
-        let blank_before = index == 0 || lines[index - 1].trim().is_empty();
-        let blank_after = lines
-            .get(index + 1)
-            .is_none_or(|next| next.trim().is_empty());
-        if blank_before && blank_after && is_heading(line) {
-            section = line.trim().replace('`', "");
+        if let Some(heading) = heading_at(&lines, index) {
+            section = heading;
         }
         if line.starts_with(['{', '[']) {
             let mut block = String::new();
@@ -129,12 +125,8 @@ fn parse_one(
     let mut section = String::new();
     let lines: Vec<&str> = text.lines().collect();
     for (index, line) in lines.iter().enumerate() {
-        let blank_before = index == 0 || lines[index - 1].trim().is_empty();
-        let blank_after = lines
-            .get(index + 1)
-            .is_none_or(|next| next.trim().is_empty());
-        if blank_before && blank_after && is_heading(line) {
-            section = line.trim().replace('`', "");
+        if let Some(heading) = heading_at(&lines, index) {
+            section = heading;
             continue;
         }
         let starts = statement_starts(line, stated);
@@ -194,6 +186,16 @@ fn find_ids(line: &str) -> Vec<(usize, String)> {
         from = at + 4;
     }
     found
+}
+
+/// The heading that line `index` is, if it is one: a short line between blank lines.
+fn heading_at(lines: &[&str], index: usize) -> Option<String> {
+    let blank_before = index == 0 || lines[index - 1].trim().is_empty();
+    let blank_after = lines
+        .get(index + 1)
+        .is_none_or(|next| next.trim().is_empty());
+    (blank_before && blank_after && is_heading(lines[index]))
+        .then(|| lines[index].trim().replace('`', ""))
 }
 
 /// A heading is a short line on its own, without sentence punctuation, tabs or JSON.

@@ -60,13 +60,7 @@ impl Persistent {
         timeout: Duration,
         check: Option<&dyn ProtocolCheck>,
     ) -> Result<(Self, Reply), Fault> {
-        let mut command = Command::new(&argv[0]);
-        command
-            .args(&argv[1..])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
+        let mut command = piped(argv);
         let mut child = command
             .spawn()
             .map_err(|e| Fault::Crash(format!("failed to start `{}`: {e}", argv.join(" "))))?;
@@ -226,13 +220,7 @@ pub fn oneshot(
     timeout: Duration,
     check: Option<&dyn ProtocolCheck>,
 ) -> (Result<Reply, Fault>, String) {
-    let mut command = Command::new(&argv[0]);
-    command
-        .args(&argv[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
+    let mut command = piped(argv);
     command.env("ASR_CTK_PROTOCOL", PROTOCOL_VERSION.to_string());
     for (key, value) in env {
         command.env(key, value);
@@ -317,6 +305,18 @@ pub fn oneshot(
         }
     };
     (result, stderr_text())
+}
+
+/// The adapter command with its standard streams piped, in a process group of its own.
+fn piped(argv: &[String]) -> Command {
+    let mut command = Command::new(&argv[0]);
+    command
+        .args(&argv[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    command
 }
 
 fn kit() -> Kit {

@@ -8,10 +8,7 @@ use crate::{corpus, exit};
 use adapter::{Fault, Persistent, ProtocolCheck};
 use anyhow::{Context, Result, bail};
 use asr_suite::case::Case;
-use asr_suite::catalog::Catalog;
-use asr_suite::conformance::{
-    AdapterInfo, CaseResult, Outcome, RunReport, case_set_digest, now_rfc3339,
-};
+use asr_suite::conformance::{AdapterInfo, CaseResult, Outcome, RunReport, now_rfc3339};
 use asr_suite::judge::{Strictness, judge_reader, judge_validator};
 use asr_suite::protocol::{CaseRequest, ProtocolRole, Reply, StreamInput, base64_encode};
 use std::io::IsTerminal;
@@ -134,30 +131,25 @@ pub fn run(args: &Args) -> Result<u8> {
         }) => (Some(implementation), roles),
         _ => (None, Vec::new()),
     };
-    let mut report = RunReport {
-        kit: "asr-ctk".into(),
-        kit_version: env!("CARGO_PKG_VERSION").into(),
-        case_set: case_set_digest(&corpus).context("failed to read the corpus for its digest")?,
-        corpus_cases: corpus.len(),
-        adapter: AdapterInfo {
-            command,
-            mode: if args.oneshot {
-                "oneshot"
-            } else {
-                "persistent"
-            }
-            .into(),
-            implementation,
-            roles,
-        },
-        command_line: std::env::args().collect(),
-        started_at,
-        shards: args.shard.iter().cloned().collect(),
-        totals: std::collections::BTreeMap::new(),
-        rules: Vec::new(),
-        cases: results,
+    let adapter = AdapterInfo {
+        command,
+        mode: if args.oneshot {
+            "oneshot"
+        } else {
+            "persistent"
+        }
+        .into(),
+        implementation,
+        roles,
     };
-    report.summarize(Catalog::embedded(), &corpus);
+    let mut report = RunReport::new(
+        &corpus,
+        adapter,
+        results,
+        args.shard.iter().cloned().collect(),
+    )
+    .context("failed to read the corpus for its digest")?;
+    report.started_at = started_at;
     write_reports(&report, &args.out)?;
     match &expectations {
         Some(known) => {
@@ -266,17 +258,13 @@ pub fn request(case: &Case, seq: u64, role: ProtocolRole) -> Result<CaseRequest,
 
 fn blank(case: &Case, outcome: Outcome, detail: impl Into<String>) -> CaseResult {
     CaseResult {
-        name: case.name.clone(),
-        id: case.sidecar.id.clone(),
-        rules: case.sidecar.rules.clone(),
-        outcome,
         detail: Some(detail.into()),
-        issue: None,
-        expected: None,
-        actual: None,
-        diff: None,
-        stderr: None,
-        millis: 0,
+        ..CaseResult::new(
+            case.name.clone(),
+            case.sidecar.id.clone(),
+            case.sidecar.rules.clone(),
+            outcome,
+        )
     }
 }
 
@@ -445,19 +433,8 @@ fn persistent_case(
                         *id = Some(reply.clone());
                     }
                 }
-                let plays = matches!(&reply, Reply::Started { roles, .. } if roles.contains(&settings.role));
                 *adapter = Some(started);
                 *started_once = true;
-                if !plays {
-                    return blank(
-                        case,
-                        Outcome::Skipped,
-                        format!(
-                            "the adapter does not play the {} role",
-                            settings.role.as_str()
-                        ),
-                    );
-                }
             }
             Err(fault) => {
                 if !*started_once {
