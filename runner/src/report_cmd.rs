@@ -37,7 +37,7 @@ pub fn run(command: &ReportCommand) -> Result<u8> {
         let report: RunReport = serde_json::from_str(&text)
             .with_context(|| format!("failed to parse {} as a report", path.display()))?;
         for case in &report.cases {
-            if !seen.insert(case.name.clone()) {
+            if !seen.insert((case.name.clone(), case.role)) {
                 bail!(
                     "{}: case {} is in two of the reports: they are not shards of one run",
                     path.display(),

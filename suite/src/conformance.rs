@@ -68,6 +68,8 @@ impl Outcome {
 pub struct CaseResult {
     /// The case's name.
     pub name: String,
+    /// The role the implementation played for it (a case can be run as each of its roles).
+    pub role: ProtocolRole,
     /// Its stable id.
     pub id: String,
     /// The rules it tests.
@@ -106,6 +108,7 @@ impl CaseResult {
     ) -> Self {
         CaseResult {
             name: name.into(),
+            role: ProtocolRole::Validator,
             id: id.into(),
             rules,
             outcome,
@@ -245,7 +248,8 @@ impl RunReport {
 
     /// Recomputes totals and rule verdicts from the cases.
     pub fn summarize(&mut self, catalog: &Catalog, corpus: &[Case]) {
-        self.cases.sort_by(|a, b| a.name.cmp(&b.name));
+        self.cases
+            .sort_by(|a, b| (&a.name, a.role).cmp(&(&b.name, b.role)));
         self.totals = Outcome::ALL.iter().map(|o| (*o, 0)).collect();
         for case in &self.cases {
             *self.totals.entry(case.outcome).or_default() += 1;

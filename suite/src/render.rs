@@ -6,6 +6,7 @@
 //! and the XML renderer drops characters XML 1.0 does not allow.
 
 use crate::conformance::{CaseResult, Outcome, RuleResult, RuleVerdict, RunReport};
+use crate::protocol::ProtocolRole;
 use std::fmt::Write as _;
 
 /// The report as Markdown: metadata, totals, a table of the applicable rules, then the failing
@@ -378,11 +379,16 @@ pub fn junit(report: &RunReport) -> String {
 
     for case in &report.cases {
         let class = case.rules.first().map_or("asr-ctk", String::as_str);
+        // A case run in two roles is two test cases: the role keeps their names apart.
+        let name = match case.role {
+            ProtocolRole::Validator => case.name.clone(),
+            role => format!("{} [{}]", case.name, role.as_str()),
+        };
         let _ = write!(
             out,
             "    <testcase classname=\"{}\" name=\"{}\" time=\"{}\"",
             xml_attr(class),
-            xml_attr(&case.name),
+            xml_attr(&name),
             seconds(case.millis)
         );
         let message = case.detail.clone().unwrap_or_else(|| match case.outcome {

@@ -36,9 +36,9 @@ pub struct Args {
     /// Only cases whose name matches this glob (`lineage/**`).
     #[arg(long, value_name = "GLOB")]
     case: Option<String>,
-    /// Only cases for this role.
-    #[arg(long, value_enum, default_value_t = RoleArg::Validator)]
-    role: RoleArg,
+    /// Only cases for this role (default: every role, validator first, then reader).
+    #[arg(long, value_enum)]
+    role: Option<RoleArg>,
     /// Seconds to wait for each answer (and for `started`).
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
     timeout: f64,
@@ -79,7 +79,19 @@ enum RoleArg {
 
 pub fn run(args: &Args) -> Result<u8> {
     let (_, corpus) = corpus::load(args.cases.as_deref())?;
-    let selected = select(&corpus, args)?;
+    let roles: Vec<ProtocolRole> = match args.role {
+        Some(RoleArg::Validator) => vec![ProtocolRole::Validator],
+        Some(RoleArg::Reader) => vec![ProtocolRole::Reader],
+        None => vec![ProtocolRole::Validator, ProtocolRole::Reader],
+    };
+    let selections: Vec<(ProtocolRole, Vec<&Case>)> = roles
+        .iter()
+        .map(|role| Ok((*role, select(&corpus, args, *role)?)))
+        .collect::<Result<_>>()?;
+    let total: usize = selections.iter().map(|(_, s)| s.len()).sum();
+    if total == 0 {
+        bail!("no case matches the selection (--rule, --case, --role, --shard)");
+    }
     let command = if let Some(line) = &args.adapter {
         adapter::split_command(line).map_err(|e| anyhow::anyhow!("--adapter: {e}"))?
     } else {
@@ -97,31 +109,35 @@ pub fn run(args: &Args) -> Result<u8> {
     anyhow::ensure!(args.jobs >= 1, "--jobs must be at least 1");
     let expectations = args.expect.as_deref().map(expect::load).transpose()?;
     let checker = args.validate_protocol.then(SchemaCheck::new).transpose()?;
-    let settings = Settings {
+    let mut settings = Settings {
         argv: command.clone(),
         timeout: Duration::from_secs_f64(args.timeout),
-        role: match args.role {
-            RoleArg::Validator => ProtocolRole::Validator,
-            RoleArg::Reader => ProtocolRole::Reader,
-        },
+        role: ProtocolRole::Validator,
         strictness: Strictness {
             pointers: args.strict_pointers,
         },
         check: checker.as_ref().map(|c| c as &dyn ProtocolCheck),
     };
-    let progress = Progress::new(selected.len(), args.quiet);
+    let progress = Progress::new(total, args.quiet);
     let started_at = now_rfc3339();
-    let (results, identity) = if args.oneshot {
-        run_oneshot(&settings, &selected, &progress)
-    } else {
-        run_persistent(
-            &settings,
-            &selected,
-            &progress,
-            args.jobs,
-            args.max_restarts,
-        )
-    };
+    let mut results = Vec::with_capacity(total);
+    let mut identity = None;
+    for (role, selected) in &selections {
+        if selected.is_empty() {
+            continue;
+        }
+        settings.role = *role;
+        let (mut done, started) = if args.oneshot {
+            run_oneshot(&settings, selected, &progress)
+        } else {
+            run_persistent(&settings, selected, &progress, args.jobs, args.max_restarts)
+        };
+        for result in &mut done {
+            result.role = *role;
+        }
+        results.extend(done);
+        identity = identity.or(started);
+    }
     progress.finish();
     let (implementation, roles) = match identity {
         Some(Reply::Started {
@@ -188,23 +204,26 @@ struct Settings<'a> {
     check: Option<&'a dyn ProtocolCheck>,
 }
 
-fn select<'a>(corpus: &'a [Case], args: &Args) -> Result<Vec<&'a Case>> {
-    let rule = corpus::pattern(args.rule.as_deref(), "--rule")?;
+/// The cases of one role that the filters select (possibly none).
+fn select<'a>(corpus: &'a [Case], args: &Args, role: ProtocolRole) -> Result<Vec<&'a Case>> {
+    let rule_glob = corpus::pattern(args.rule.as_deref(), "--rule")?;
     let name = corpus::pattern(args.case.as_deref(), "--case")?;
     let (index, count) = match &args.shard {
         Some(shard) => parse_shard(shard)?,
         None => (1, 1),
     };
-    let wanted = match args.role {
-        RoleArg::Validator => asr_suite::catalog::Role::Validator,
-        RoleArg::Reader => asr_suite::catalog::Role::Reader,
+    let wanted = match role {
+        ProtocolRole::Reader => asr_suite::catalog::Role::Reader,
+        ProtocolRole::Producer => asr_suite::catalog::Role::Producer,
+        ProtocolRole::Validator => asr_suite::catalog::Role::Validator,
     };
     let selected: Vec<&Case> = corpus
         .iter()
         .filter(|c| c.sidecar.roles.contains(&wanted))
         .filter(|c| wanted != asr_suite::catalog::Role::Reader || c.sidecar.expect.reader.is_some())
         .filter(|c| {
-            rule.as_ref()
+            rule_glob
+                .as_ref()
                 .is_none_or(|p| c.sidecar.rules.iter().any(|r| p.matches(r)))
         })
         .filter(|c| name.as_ref().is_none_or(|p| p.matches(&c.name)))
@@ -212,9 +231,6 @@ fn select<'a>(corpus: &'a [Case], args: &Args) -> Result<Vec<&'a Case>> {
         .filter(|(i, _)| i % count == index - 1)
         .map(|(_, c)| c)
         .collect();
-    if selected.is_empty() {
-        bail!("no case matches the selection (--rule, --case, --role, --shard)");
-    }
     Ok(selected)
 }
 
