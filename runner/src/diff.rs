@@ -223,7 +223,7 @@ fn result(
             Some(
                 mismatches
                     .iter()
-                    .map(ToString::to_string)
+                    .map(disagreement)
                     .collect::<Vec<_>>()
                     .join("\n"),
             ),
@@ -252,6 +252,18 @@ fn result(
             outcome,
         )
     }
+}
+
+/// One disagreement in words: where, under which rule, and what each side said.
+fn disagreement(m: &ReadingMismatch) -> String {
+    let second = m
+        .actual
+        .as_ref()
+        .map_or_else(|| "nothing".to_owned(), ToString::to_string);
+    format!(
+        "{} ({}): first {}, second {second}",
+        m.pointer, m.rule, m.expected
+    )
 }
 
 fn subjects(args: &Args, corpus: &[Case], role: ProtocolRole) -> Result<Vec<Case>> {
@@ -318,15 +330,7 @@ fn print(
     for (rule, items) in by_rule {
         writeln!(out, "{rule}: {} disagreement(s)", items.len())?;
         for (case, m) in items {
-            let second = m
-                .actual
-                .as_ref()
-                .map_or_else(|| "nothing".to_owned(), ToString::to_string);
-            writeln!(
-                out,
-                "  {case} {}: first {}, second {second}",
-                m.pointer, m.expected
-            )?;
+            writeln!(out, "  {case} {}", disagreement(m))?;
         }
     }
     for case in errors {
