@@ -59,7 +59,7 @@ pub fn markdown(report: &RunReport) -> String {
                 out,
                 "| {} | {} | {} | {} | {} | {} | {} | {} |",
                 md_text(&r.rule),
-                md_text(&r.levels.join(", ")),
+                md_text(&levels(r)),
                 r.verdict.as_str(),
                 r.cases,
                 r.passed,
@@ -234,7 +234,7 @@ pub fn html(report: &RunReport) -> String {
                 "<tr><td>{}</td><td>{}</td><td><span class=\"verdict v-{2}\">{2}</span></td>\
                  <td>{3}</td><td>{4}</td><td>{5}</td><td>{6}</td><td>{7}</td></tr>",
                 esc(&r.rule),
-                esc(&r.levels.join(", ")),
+                esc(&levels(r)),
                 r.verdict.as_str(),
                 r.cases,
                 r.passed,
@@ -501,6 +501,15 @@ details.case summary{cursor:pointer}\
 .diff .add{background:#dafbe1;color:#116329}.diff .del{background:#ffebe9;color:#a40e26}\
 .diff .hdr{font-weight:600}.diff .hunk{color:#0550ae}\
 .stderr{background:#fff8f0}";
+
+/// A rule's keywords, or `descriptive` for a statement without one.
+fn levels(rule: &RuleResult) -> String {
+    if rule.levels.is_empty() {
+        "descriptive".to_owned()
+    } else {
+        rule.levels.join(", ")
+    }
+}
 
 fn title(report: &RunReport) -> String {
     report.adapter.implementation.as_ref().map_or_else(
