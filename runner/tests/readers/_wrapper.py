@@ -97,6 +97,45 @@ class Stream:
         return [reference] if reference in self.records else []
 
 
+def parts(reading, stream):
+    """Every part of the reading's messages, with the content part it was read from (or
+    None), as (part, source) pairs; parts that are not objects are passed over."""
+    records = reading.get("records")
+    if not isinstance(records, dict):
+        return
+    for record_id, record in records.items():
+        read_parts = record.get("parts") if isinstance(record, dict) else None
+        if not isinstance(read_parts, list):
+            continue
+        for position, part in enumerate(read_parts):
+            if isinstance(part, dict):
+                yield part, stream.content_part(record_id, position)
+
+
+def credit_as_original(reading, stream, originality):
+    """Reads every record of the given originality as original and adds it to ownRecords,
+    in stream order. Returns whether anything changed; a reading without records or
+    ownRecords is left alone."""
+    records = reading.get("records")
+    totals = reading.get("totals")
+    if not isinstance(records, dict) or not isinstance(totals, dict):
+        return False
+    own = totals.get("ownRecords")
+    if not isinstance(own, list):
+        return False
+    own = list(own)
+    changed = False
+    for record_id, record in records.items():
+        if isinstance(record, dict) and record.get("originality") == originality:
+            record["originality"] = "original"
+            if record_id not in own:
+                own.append(record_id)
+            changed = True
+    if changed:
+        totals["ownRecords"] = stream.order_by_seq(own)
+    return changed
+
+
 def _end(reference):
     """Ends the reference process (the wrapper's own child) and reaps it."""
     reference.kill()

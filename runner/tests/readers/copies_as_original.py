@@ -17,23 +17,7 @@ import _wrapper  # noqa: E402
 
 
 def mutate(reading, stream):
-    records = reading.get("records")
-    totals = reading.get("totals")
-    if not isinstance(records, dict) or not isinstance(totals, dict):
-        return
-    own = totals.get("ownRecords")
-    if not isinstance(own, list):
-        return
-    own = list(own)
-    changed = False
-    for record_id, record in records.items():
-        if isinstance(record, dict) and record.get("originality") == "copy":
-            record["originality"] = "original"
-            if record_id not in own:
-                own.append(record_id)
-            changed = True
-    if changed:
-        totals["ownRecords"] = stream.order_by_seq(own)
+    _wrapper.credit_as_original(reading, stream, "copy")
 
 
 if __name__ == "__main__":

@@ -20,26 +20,11 @@ def mutate(reading, stream):
     header = stream.header
     if not isinstance(header, dict) or header.get("authority") != "mirror":
         return
-    records = reading.get("records")
-    totals = reading.get("totals")
-    if not isinstance(records, dict) or not isinstance(totals, dict):
+    if not _wrapper.credit_as_original(reading, stream, "unknown"):
         return
-    own = totals.get("ownRecords")
-    if not isinstance(own, list):
-        return
-    own = list(own)
-    changed = False
-    for record_id, record in records.items():
-        if isinstance(record, dict) and record.get("originality") == "unknown":
-            record["originality"] = "original"
-            if record_id not in own:
-                own.append(record_id)
-            changed = True
-    if not changed:
-        return
-    totals["ownRecords"] = stream.order_by_seq(own)
+    totals = reading["totals"]
     left_unknown = any(isinstance(record, dict) and record.get("originality") == "unknown"
-                       for record in records.values())
+                       for record in reading["records"].values())
     if "mayIncludeCopies" in totals and not left_unknown:
         totals["mayIncludeCopies"] = False
 

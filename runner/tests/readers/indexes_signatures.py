@@ -16,20 +16,12 @@ import _wrapper  # noqa: E402
 
 
 def mutate(reading, stream):
-    records = reading.get("records")
-    if not isinstance(records, dict):
-        return
-    for record_id, record in records.items():
-        parts = record.get("parts") if isinstance(record, dict) else None
-        if not isinstance(parts, list):
+    for part, source in _wrapper.parts(reading, stream):
+        if part.get("type") != "reasoning":
             continue
-        for position, part in enumerate(parts):
-            if not isinstance(part, dict) or part.get("type") != "reasoning":
-                continue
-            source = stream.content_part(record_id, position)
-            signature = source.get("signature") if isinstance(source, dict) else None
-            if isinstance(signature, str) and isinstance(part.get("index"), list):
-                part["index"].append(signature)
+        signature = source.get("signature") if isinstance(source, dict) else None
+        if isinstance(signature, str) and isinstance(part.get("index"), list):
+            part["index"].append(signature)
 
 
 if __name__ == "__main__":

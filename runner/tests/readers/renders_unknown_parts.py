@@ -17,21 +17,11 @@ import _wrapper  # noqa: E402
 
 
 def mutate(reading, stream):
-    records = reading.get("records")
-    if not isinstance(records, dict):
-        return
-    for record_id, record in records.items():
-        parts = record.get("parts") if isinstance(record, dict) else None
-        if not isinstance(parts, list):
+    for part, source in _wrapper.parts(reading, stream):
+        if part.get("render") != "skipped" or source is None:
             continue
-        for position, part in enumerate(parts):
-            if not isinstance(part, dict) or part.get("render") != "skipped":
-                continue
-            source = stream.content_part(record_id, position)
-            if source is None:
-                continue
-            part["render"] = "text"
-            part["index"] = [json.dumps(source, ensure_ascii=False, separators=(",", ":"))]
+        part["render"] = "text"
+        part["index"] = [json.dumps(source, ensure_ascii=False, separators=(",", ":"))]
 
 
 if __name__ == "__main__":
