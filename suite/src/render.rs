@@ -71,11 +71,7 @@ pub fn markdown(report: &RunReport) -> String {
     }
 
     out.push_str("\n## Failures\n\n");
-    let failures: Vec<&CaseResult> = report
-        .cases
-        .iter()
-        .filter(|c| c.outcome.is_failure())
-        .collect();
+    let failures = failures(report);
     if failures.is_empty() {
         out.push_str("None.\n");
     }
@@ -247,11 +243,7 @@ pub fn html(report: &RunReport) -> String {
     }
 
     out.push_str("<h2>Failures</h2>\n");
-    let failures: Vec<&CaseResult> = report
-        .cases
-        .iter()
-        .filter(|c| c.outcome.is_failure())
-        .collect();
+    let failures = failures(report);
     if failures.is_empty() {
         out.push_str("<p>None.</p>\n");
     }
@@ -501,6 +493,15 @@ details.case summary{cursor:pointer}\
 .diff .add{background:#dafbe1;color:#116329}.diff .del{background:#ffebe9;color:#a40e26}\
 .diff .hdr{font-weight:600}.diff .hunk{color:#0550ae}\
 .stderr{background:#fff8f0}";
+
+/// The cases that failed in any way, in report order.
+fn failures(report: &RunReport) -> Vec<&CaseResult> {
+    report
+        .cases
+        .iter()
+        .filter(|c| c.outcome.is_failure())
+        .collect()
+}
 
 /// A rule's keywords, or `descriptive` for a statement without one.
 fn levels(rule: &RuleResult) -> String {
