@@ -2,7 +2,9 @@
 //! persistent by default, one-shot when the kit's one-shot environment is set.
 
 use crate::exit;
+use crate::limits::LimitArgs;
 use anyhow::{Context, Result};
+use asr_suite::check::CheckOptions;
 use asr_suite::lines::{Line, LineReader};
 use asr_suite::protocol::{ProtocolRole, Reply, Request};
 use asr_suite::reference;
@@ -11,16 +13,24 @@ use std::io::{Read, Write};
 #[derive(Debug, clap::Subcommand)]
 pub enum AdapterCommand {
     /// The reference implementation (the stream checker) as an adapter.
-    Reference,
+    Reference {
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
 }
 
 pub fn run(command: &AdapterCommand) -> Result<u8> {
     match command {
-        AdapterCommand::Reference => reference_adapter(),
+        AdapterCommand::Reference { limits } => reference_adapter(limits),
     }
 }
 
-fn reference_adapter() -> Result<u8> {
+fn reference_adapter(limits: &LimitArgs) -> Result<u8> {
+    let limits = limits.limits()?;
+    let options = CheckOptions {
+        max_line_bytes: limits.max_line_bytes,
+        ..CheckOptions::default()
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if std::env::var_os("ASR_CTK_HANDSHAKE").is_some() {
@@ -38,7 +48,7 @@ fn reference_adapter() -> Result<u8> {
             .lock()
             .read_to_end(&mut input)
             .context("failed to read the stream")?;
-        send(&mut out, &reference::answer_bytes(&input, role))?;
+        send(&mut out, &reference::answer_bytes(&input, role, &options))?;
         return Ok(exit::OK);
     }
     let stdin = std::io::stdin();
@@ -56,7 +66,7 @@ fn reference_adapter() -> Result<u8> {
         };
         match request {
             Request::Start { .. } => send(&mut out, &reference::started())?,
-            Request::Case(case) => send(&mut out, &reference::answer(&case))?,
+            Request::Case(case) => send(&mut out, &reference::answer(&case, &options))?,
             Request::Stop => {
                 send(&mut out, &Reply::Stopped)?;
                 break;

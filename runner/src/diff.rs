@@ -1,14 +1,17 @@
 //! `asr-ctk diff`: two implementations on the same streams, every disagreement listed by
 //! JSON Pointer and grouped by the rule it comes from.
 
-use crate::run::adapter::{Fault, Persistent, split_command};
+use crate::limits::LimitArgs;
+use crate::run::adapter::{Persistent, Talk};
+use crate::run::supervise;
 use crate::{corpus, exit};
 use anyhow::{Context, Result, bail};
 use asr_suite::case::{Case, Expect, Provenance, Sidecar, Status};
 use asr_suite::catalog::Role;
 use asr_suite::conformance::{AdapterInfo, CaseResult, Outcome, RunReport};
 use asr_suite::judge::{ReadingMismatch, diff_readings};
-use asr_suite::protocol::{CaseRequest, ProtocolRole, Reply, StreamAnswer};
+use asr_suite::protocol::{CaseRequest, ProtocolRole, Reply, STREAMS_BY_PATH, StreamAnswer};
+use asr_suite::render::escape_controls;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -37,6 +40,8 @@ pub struct Args {
     /// The corpus directory (default: ./cases, else the corpus the kit was built with).
     #[arg(long, value_name = "DIR")]
     cases: Option<PathBuf>,
+    #[command(flatten)]
+    limits: LimitArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -60,32 +65,73 @@ pub fn run(args: &Args) -> Result<u8> {
     };
     let (_, corpus) = corpus::load(args.cases.as_deref())?;
     let subjects = subjects(args, &corpus, role)?;
+    let limits = args.limits.limits()?;
     let commands: Vec<Vec<String>> = args
         .adapters
         .iter()
-        .map(|a| command(a))
+        .map(|a| command(a, limits))
         .collect::<Result<_>>()?;
-    let timeout = Duration::from_secs_f64(args.timeout);
-    let mut first = start(&commands[0], timeout)?;
-    let mut second = start(&commands[1], timeout)?;
+    let talk = Talk {
+        timeout: Duration::from_secs_f64(args.timeout),
+        max_reply_bytes: limits.max_reply_bytes,
+        check: None,
+    };
+    supervise::init().context("failed to set up the supervision of adapters")?;
+    let mut sides = Vec::with_capacity(2);
+    for argv in &commands {
+        match Persistent::start(argv, talk) {
+            Ok(started) => sides.push(Side {
+                argv: argv.clone(),
+                running: Some(started.0),
+                identity: started.1,
+            }),
+            Err((fault, stderr)) => {
+                eprintln!(
+                    "asr-ctk: `{}` did not start: {}",
+                    escape_controls(&argv.join(" ")),
+                    escape_controls(&fault.to_string())
+                );
+                if !stderr.trim().is_empty() {
+                    eprintln!(
+                        "asr-ctk: what it wrote to stderr:\n{}",
+                        escape_controls(stderr.trim_end())
+                    );
+                }
+                return Ok(exit::HARNESS);
+            }
+        }
+    }
     let mut results = Vec::new();
     let mut by_rule: BTreeMap<String, Vec<(String, ReadingMismatch)>> = BTreeMap::new();
     for (index, case) in subjects.iter().enumerate() {
-        let request =
-            crate::run::request(case, index as u64 + 1, role).map_err(|e| anyhow::anyhow!(e))?;
-        let a = ask(&mut first, &commands[0], &request, timeout);
-        let b = ask(&mut second, &commands[1], &request, timeout);
-        let mismatches = compare(&a, &b, role, &case.sidecar.rules);
+        if supervise::interrupted() {
+            break;
+        }
+        let mut answers = Vec::with_capacity(2);
+        for side in &mut sides {
+            let request = crate::run::request(case, index as u64 + 1, role, side.by_path())
+                .map_err(|e| anyhow::anyhow!(e))?;
+            answers.push(side.ask(&request, talk));
+        }
+        let (a, b) = (&answers[0], &answers[1]);
+        let mismatches = compare(a, b, role, &case.sidecar.rules);
         for m in &mismatches {
             by_rule
                 .entry(m.rule.clone())
                 .or_default()
                 .push((case.name.clone(), m.clone()));
         }
-        results.push(result(case, &a, &b, &mismatches));
+        results.push(result(case, a, b, &mismatches));
     }
-    first.0.stop();
-    second.0.stop();
+    let implementation = match &sides[0].identity {
+        Reply::Started { implementation, .. } => Some(implementation.clone()),
+        _ => None,
+    };
+    for side in &mut sides {
+        if let Some(running) = side.running.take() {
+            running.stop();
+        }
+    }
     let adapter = AdapterInfo {
         command: [
             commands[0].clone(),
@@ -94,63 +140,80 @@ pub fn run(args: &Args) -> Result<u8> {
         ]
         .concat(),
         mode: "diff".into(),
-        implementation: match &first.1 {
-            Reply::Started { implementation, .. } => Some(implementation.clone()),
-            _ => None,
-        },
+        implementation,
         roles: vec![role],
     };
-    let report = RunReport::new(&corpus, adapter, results, Vec::new())
+    let compared = results.len();
+    let mut report = RunReport::new(&corpus, adapter, results, Vec::new())
         .context("failed to read the corpus for its digest")?;
+    report.interrupted = supervise::interrupted();
+    if compared < subjects.len() {
+        report.incomplete = Some(format!(
+            "the run was interrupted: {} of {} streams compared",
+            compared,
+            subjects.len()
+        ));
+    }
     crate::run::write_report_files(&report, &args.out)?;
     print(&by_rule, &report, &args.out)?;
-    Ok(if by_rule.is_empty() && !report.has_failures() {
+    Ok(if report.interrupted {
+        exit::INTERRUPTED
+    } else if by_rule.is_empty() && !report.has_failures() {
         exit::OK
     } else {
         exit::INVALID
     })
 }
 
-fn command(line: &str) -> Result<Vec<String>> {
+fn command(line: &str, limits: crate::limits::Limits) -> Result<Vec<String>> {
     if line == "reference" {
-        let exe = std::env::current_exe().context("failed to find the asr-ctk executable")?;
-        return Ok(vec![
-            exe.to_string_lossy().into_owned(),
-            "adapter".into(),
-            "reference".into(),
-        ]);
+        return crate::run::reference_command(limits);
     }
-    split_command(line).map_err(|e| anyhow::anyhow!("--adapter {line}: {e}"))
+    crate::run::adapter_command(line)
 }
 
-fn start(argv: &[String], timeout: Duration) -> Result<(Persistent, Reply)> {
-    Persistent::start(argv, timeout, None)
-        .map_err(|fault| anyhow::anyhow!("`{}` did not start: {fault:?}", argv.join(" ")))
+/// One of the two implementations.
+struct Side {
+    argv: Vec<String>,
+    running: Option<Persistent>,
+    identity: Reply,
 }
 
-/// Asks one adapter, restarting it once after a fault so one bad case does not end the run.
-fn ask(
-    adapter: &mut (Persistent, Reply),
-    argv: &[String],
-    request: &CaseRequest,
-    timeout: Duration,
-) -> Result<Vec<StreamAnswer>, String> {
-    let reply = adapter.0.ask(request, timeout, None);
-    if let Err(Fault::Timeout(_) | Fault::Crash(_) | Fault::Protocol(_)) = &reply {
-        if let Ok(restarted) = Persistent::start(argv, timeout, None) {
-            *adapter = restarted;
+impl Side {
+    fn by_path(&self) -> bool {
+        matches!(&self.identity, Reply::Started { capabilities, .. }
+            if capabilities.iter().any(|c| c == STREAMS_BY_PATH))
+    }
+
+    /// Asks the adapter, restarting it after a fault so one bad case does not end the run.
+    fn ask(&mut self, request: &CaseRequest, talk: Talk<'_>) -> Result<Vec<StreamAnswer>, String> {
+        if self.running.is_none() {
+            match Persistent::start(&self.argv, talk) {
+                Ok((running, _)) => self.running = Some(running),
+                Err((fault, _)) => return Err(format!("did not restart: {fault}")),
+            }
         }
-    }
-    match reply {
-        Ok(Reply::Answered { seq, streams }) if seq == request.seq => Ok(streams),
-        Ok(Reply::Answered { seq, .. }) => Err(format!("echoed seq {seq}")),
-        Ok(Reply::Skipped { reason, .. }) => Err(format!("skipped: {reason}")),
-        Ok(Reply::Error { message, .. }) => Err(format!("error: {message}")),
-        Ok(other) => Err(format!(
-            "answered {}",
-            crate::run::adapter::describe(&other)
-        )),
-        Err(fault) => Err(format!("{fault:?}")),
+        let Some(running) = self.running.as_mut() else {
+            return Err("no adapter".into());
+        };
+        let reply = running.ask(request, talk);
+        if reply.is_err() {
+            self.running = None;
+        }
+        match reply {
+            Ok(Reply::Answered { seq, streams }) if seq == request.seq => Ok(streams),
+            Ok(Reply::Answered { seq, .. }) => Err(format!(
+                "protocol error: the answer echoes seq {seq}; the request's seq was {}",
+                request.seq
+            )),
+            Ok(Reply::Skipped { reason, .. }) => Err(format!("skipped: {reason}")),
+            Ok(Reply::Error { message, .. }) => Err(format!("error: {message}")),
+            Ok(other) => Err(format!(
+                "protocol error: answered {}",
+                crate::run::adapter::describe(&other)
+            )),
+            Err(fault) => Err(fault.to_string()),
+        }
     }
 }
 
@@ -234,12 +297,8 @@ fn result(
         Err(e) => format!("{e}\n"),
     };
     let (first, second) = (pretty(a), pretty(b));
-    let diff = (outcome == Outcome::Fail).then(|| {
-        similar::TextDiff::from_lines(&first, &second)
-            .unified_diff()
-            .header("first", "second")
-            .to_string()
-    });
+    let diff = (outcome == Outcome::Fail)
+        .then(|| crate::run::unified_diff(&first, &second, ("first", "second")));
     CaseResult {
         detail,
         expected: (outcome == Outcome::Fail).then_some(first),
@@ -252,6 +311,7 @@ fn result(
             outcome,
         )
     }
+    .capped(asr_suite::conformance::KEPT_BYTES)
 }
 
 /// One disagreement in words: where, under which rule, and what each side said.
@@ -330,7 +390,7 @@ fn print(
     for (rule, items) in by_rule {
         writeln!(out, "{rule}: {} disagreement(s)", items.len())?;
         for (case, m) in items {
-            writeln!(out, "  {case} {}", disagreement(m))?;
+            writeln!(out, "  {case} {}", escape_controls(&disagreement(m)))?;
         }
     }
     for case in errors {
@@ -338,7 +398,7 @@ fn print(
             out,
             "not compared: {}: {}",
             case.name,
-            case.detail.as_deref().unwrap_or("")
+            escape_controls(case.detail.as_deref().unwrap_or(""))
         )?;
     }
     writeln!(

@@ -5,6 +5,7 @@ mod cases;
 mod corpus;
 mod diff;
 mod exit;
+mod limits;
 mod read_cmd;
 mod report_cmd;
 mod rules;
@@ -45,12 +46,17 @@ enum Command {
     /// write the conformance reports. Without --adapter, the kit's reference implementation.
     ///
     /// Exit status: 0 when no case failed (or, with --expect, when the results match the
-    /// expectations), 1 otherwise, 2 for usage or I/O errors.
+    /// expectations), 1 otherwise, 2 for usage or I/O errors, 3 when the adapter did not start
+    /// (nothing was run), 130 when interrupted by SIGINT or SIGTERM (the report of what ran is
+    /// written).
     Run(Box<run::Args>),
     /// Print the reference reader's reading of streams (PROTOCOL.md, "Readers").
     Read(read_cmd::Args),
     /// Run two implementations on the same streams and list every disagreement, by rule
-    /// and JSON Pointer. Exit status: 0 when they agree, 1 when they do not.
+    /// and JSON Pointer.
+    ///
+    /// Exit status: 0 when they agree, 1 when they do not, 2 for usage or I/O errors, 3 when
+    /// an adapter did not start, 130 when interrupted by SIGINT or SIGTERM.
     Diff(Box<diff::Args>),
     /// Built-in adapters.
     #[command(subcommand)]

@@ -59,6 +59,11 @@ pub fn run(command: &ReportCommand) -> Result<u8> {
                 }
                 all.cases.extend(report.cases);
                 all.shards.extend(report.shards);
+                all.interrupted |= report.interrupted;
+                all.incomplete = match (all.incomplete.take(), report.incomplete) {
+                    (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+                    (a, b) => a.or(b),
+                };
                 if report.started_at < all.started_at {
                     all.started_at = report.started_at;
                 }

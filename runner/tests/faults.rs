@@ -1,9 +1,11 @@
 //! Misbehaving adapters: each fault is recorded as its own outcome, the run finishes with a
 //! complete report, memory stays bounded and no adapter process is left running.
 
-use asr_suite::conformance::{Outcome, RunReport};
+use asr_suite::conformance::{Outcome, RuleVerdict, RunReport};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
 /// The cases every fault run uses: those of ASR-212.
 const CASES: &str = "messages/ASR-212/*";
@@ -14,10 +16,8 @@ fn root() -> PathBuf {
 
 fn run(adapter: &str, extra: &[&str], env: &[(&str, &str)]) -> (Output, RunReport) {
     let out = std::env::temp_dir().join(format!("asr-ctk-faults-{}-{adapter}", std::process::id()));
-    let script = root()
-        .join("runner/tests/adapters")
-        .join(format!("{adapter}.py"));
-    let command = format!("python3 {}", script.display());
+    let (command, script) = adapter_command(adapter);
+    let out_str = out.to_string_lossy().into_owned();
     let mut args = vec![
         "run",
         "--adapter",
@@ -27,36 +27,98 @@ fn run(adapter: &str, extra: &[&str], env: &[(&str, &str)]) -> (Output, RunRepor
         "--quiet",
         "--out",
     ];
-    let out_str = out.to_string_lossy().into_owned();
     args.push(&out_str);
     args.extend_from_slice(extra);
-    let output = Command::new(env!("CARGO_BIN_EXE_asr-ctk"))
-        .args(&args)
-        .envs(env.iter().copied())
-        .current_dir(root())
-        .output()
-        .expect("asr-ctk runs");
+    let output = kit(&args, env);
     let text = std::fs::read_to_string(out.join("report.json"))
         .unwrap_or_else(|e| panic!("no report ({e}): {output:?}"));
+    let _ = std::fs::remove_dir_all(&out);
     let report: RunReport = serde_json::from_str(&text).expect("the report parses");
     assert_no_process_left(&script);
     (output, report)
 }
 
-fn assert_no_process_left(script: &Path) {
-    let needle = script.to_string_lossy().into_owned();
-    let mut alive = Vec::new();
-    for entry in std::fs::read_dir("/proc").expect("procfs").flatten() {
-        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if cmdline.contains(&needle) {
-            alive.push(cmdline);
-        }
+/// A temporary directory, removed when dropped.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
-    assert!(
-        alive.is_empty(),
-        "adapter processes left running: {alive:?}"
+}
+
+fn temp_dir(name: &str) -> TempDir {
+    let dir = std::env::temp_dir().join(format!("asr-ctk-faults-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    TempDir(dir)
+}
+
+/// The command line of a fault adapter, tagged with an argument of its own so that its
+/// processes (and the ones it leaves behind, which carry the tag too) are told apart from
+/// those of tests running at the same time; and that tagged name, to look for.
+fn adapter_command(adapter: &str) -> (String, String) {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let script = root()
+        .join("runner/tests/adapters")
+        .join(format!("{adapter}.py"));
+    let tag = format!(
+        "tag-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
     );
+    let tagged = format!("{} {tag}", script.display());
+    (format!("python3 {tagged}"), tagged)
+}
+
+/// Runs `asr-ctk` to its end, which must come within two minutes: a kit that hangs fails the
+/// test instead of hanging it.
+fn kit(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_asr-ctk"))
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("asr-ctk starts");
+    let pid = child.id();
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(child.wait_with_output());
+    });
+    if let Ok(output) = finished.recv_timeout(Duration::from_secs(120)) {
+        return output.expect("asr-ctk runs");
+    }
+    let _ = nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(i32::try_from(pid).expect("pid")),
+        nix::sys::signal::Signal::SIGKILL,
+    );
+    panic!("asr-ctk {args:?} hung for two minutes");
+}
+
+/// No process whose command line holds `tagged` is alive (a process killed a moment ago may
+/// take that moment to go).
+fn assert_no_process_left(tagged: &str) {
+    let alive = || {
+        let mut alive = Vec::new();
+        for entry in std::fs::read_dir("/proc").expect("procfs").flatten() {
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            if cmdline.contains(tagged) {
+                alive.push(cmdline);
+            }
+        }
+        alive
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    let mut left = alive();
+    while !left.is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+        left = alive();
+    }
+    assert!(left.is_empty(), "adapter processes left running: {left:?}");
 }
 
 fn outcomes(report: &RunReport) -> Vec<(String, Outcome)> {
@@ -80,17 +142,17 @@ fn expected_cases() -> usize {
 }
 
 #[test]
-fn an_adapter_that_never_answers_start_times_out_once_and_every_case_says_so() {
+fn an_adapter_that_never_answers_start_is_a_harness_failure_said_once() {
     let started = std::time::Instant::now();
     let (output, report) = run("never_starts", &["--timeout", "1"], &[]);
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(3), "{output:?}");
     assert_eq!(
         report.cases.len(),
         expected_cases(),
         "the report is complete"
     );
     assert_eq!(
-        count(&report, Outcome::Timeout),
+        count(&report, Outcome::NotRun),
         expected_cases(),
         "{:?}",
         outcomes(&report)
@@ -101,7 +163,10 @@ fn an_adapter_that_never_answers_start_times_out_once_and_every_case_says_so() {
             .iter()
             .all(|c| c.detail.as_deref().is_some_and(|d| d.contains("start")))
     );
+    assert!(report.incomplete.is_some());
     assert!(report.adapter.implementation.is_none());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.matches("did not start").count(), 1, "{stderr}");
     assert!(
         started.elapsed().as_secs() < 10,
         "the timeout is waited out once, not once a case"
@@ -187,16 +252,78 @@ fn a_wrong_seq_is_a_protocol_error_and_restarts_are_capped() {
         "{:?}",
         outcomes(&report)
     );
+    assert_eq!(
+        count(&report, Outcome::NotRun),
+        expected_cases() - 4,
+        "{:?}",
+        outcomes(&report)
+    );
     assert!(
         report
             .cases
             .iter()
-            .filter(|c| c.outcome == Outcome::Crash)
+            .filter(|c| c.outcome == Outcome::NotRun)
             .all(|c| c
                 .detail
                 .as_deref()
                 .is_some_and(|d| d.contains("--max-restarts")))
     );
+    assert!(
+        report
+            .incomplete
+            .as_deref()
+            .is_some_and(|d| d.contains("--max-restarts"))
+    );
+}
+
+#[test]
+fn cases_not_run_after_the_restart_limit_count_for_no_rule() {
+    let out = temp_dir("restart-limit");
+    let (command, script) = adapter_command("wrong_seq");
+    let output = kit(
+        &[
+            "run",
+            "--adapter",
+            &command,
+            "--role",
+            "validator",
+            "--case",
+            "messages/**",
+            "--max-restarts",
+            "1",
+            "--quiet",
+            "--out",
+            &out.0.to_string_lossy(),
+        ],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let report: RunReport =
+        serde_json::from_str(&std::fs::read_to_string(out.0.join("report.json")).expect("report"))
+            .expect("parses");
+    assert_no_process_left(&script);
+    assert_eq!(count(&report, Outcome::ProtocolError), 2);
+    let ran: BTreeSet<&str> = report
+        .cases
+        .iter()
+        .filter(|c| c.outcome != Outcome::NotRun)
+        .flat_map(|c| c.rules.iter().map(String::as_str))
+        .collect();
+    let mut untested = 0;
+    for rule in &report.rules {
+        if rule.roles.iter().any(|r| r == "validator") && !ran.contains(rule.rule.as_str()) {
+            assert_ne!(
+                rule.verdict,
+                RuleVerdict::NonConformant,
+                "{} has no case that ran",
+                rule.rule
+            );
+            untested += 1;
+        }
+    }
+    assert!(untested > 20, "most rules had no case run: {untested}");
+    let badge = std::fs::read_to_string(out.0.join("badge.json")).expect("badge");
+    assert!(badge.contains("incomplete"), "{badge}");
 }
 
 #[test]
@@ -305,4 +432,535 @@ fn validate_protocol_catches_what_only_the_schema_forbids() {
             .is_some_and(|d| d.contains("reply schema")),
         "{first:?}"
     );
+}
+
+/// Runs `asr-ctk run` with a fault adapter over `cases`, its report in a temporary directory.
+fn run_over(
+    adapter: &str,
+    cases: &str,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> (Output, RunReport, TempDir) {
+    let out = temp_dir(adapter);
+    let (command, script) = adapter_command(adapter);
+    let out_str = out.0.to_string_lossy().into_owned();
+    let mut args = vec![
+        "run",
+        "--adapter",
+        &command,
+        "--case",
+        cases,
+        "--out",
+        &out_str,
+    ];
+    args.extend_from_slice(extra);
+    let output = kit(&args, env);
+    let text = std::fs::read_to_string(out.0.join("report.json"))
+        .unwrap_or_else(|e| panic!("no report ({e}): {output:?}"));
+    let report: RunReport = serde_json::from_str(&text).expect("the report parses");
+    assert_no_process_left(&script);
+    (output, report, out)
+}
+
+#[test]
+fn an_adapter_that_does_not_read_its_input_cannot_hang_the_run() {
+    // Its stdin pipe fills up after some tens of requests; no wait may then be endless.
+    let (output, report, _dir) = run_over(
+        "never_reads",
+        "**",
+        &[
+            "--role",
+            "validator",
+            "--timeout",
+            "2",
+            "--max-restarts",
+            "2",
+            "--quiet",
+        ],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let selected = report.cases.len();
+    assert!(selected > 100, "{selected} cases");
+    let refused: Vec<&str> = report
+        .cases
+        .iter()
+        .filter_map(|c| c.detail.as_deref())
+        .filter(|d| {
+            d.contains("before it was sent the request") || d.contains("not reading its input")
+        })
+        .collect();
+    assert!(!refused.is_empty(), "{:?}", outcomes(&report));
+    assert!(count(&report, Outcome::NotRun) > 0);
+}
+
+#[test]
+fn diff_with_an_adapter_that_does_not_read_its_input_finishes() {
+    let (command, script) = adapter_command("never_reads");
+    let out = temp_dir("diff-never-reads");
+    let output = kit(
+        &[
+            "diff",
+            "--role",
+            "validator",
+            "--adapter",
+            "reference",
+            "--adapter",
+            &command,
+            "--timeout",
+            "2",
+            "--out",
+            &out.0.to_string_lossy(),
+        ],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(out.0.join("report.json").is_file());
+    assert_no_process_left(&script);
+}
+
+#[test]
+fn an_adapter_is_started_once_for_every_role() {
+    let dir = temp_dir("counts-starts");
+    let count_file = dir.0.join("starts");
+    let (output, report, _out) = run_over(
+        "counts_starts",
+        "**",
+        &["--quiet"],
+        &[("COUNT_FILE", &count_file.to_string_lossy())],
+    );
+    assert!(output.status.code().is_some(), "{output:?}");
+    let starts = std::fs::read_to_string(&count_file).expect("count file");
+    assert_eq!(
+        starts.lines().count(),
+        1,
+        "started {} times",
+        starts.lines().count()
+    );
+    assert!(
+        report
+            .cases
+            .iter()
+            .filter(|c| c.role == asr_suite::protocol::ProtocolRole::Reader)
+            .all(|c| c.outcome == Outcome::Skipped),
+        "a validator is not asked reader cases"
+    );
+}
+
+#[test]
+fn daemons_an_adapter_starts_end_with_it() {
+    let (_, report, _dir) = run_over("detaches", CASES, &["--quiet"], &[]);
+    assert_eq!(report.cases.len(), expected_cases());
+    assert_eq!(
+        count(&report, Outcome::Pass) + count(&report, Outcome::Fail),
+        expected_cases()
+    );
+}
+
+#[test]
+fn daemons_a_one_shot_adapter_starts_end_with_it() {
+    let (_, report, _dir) = run_over(
+        "oneshot_lingers",
+        CASES,
+        &["--oneshot", "--quiet"],
+        &[("LINGER", "detach")],
+    );
+    assert_eq!(
+        count(&report, Outcome::Pass) + count(&report, Outcome::Fail),
+        expected_cases(),
+        "{:?}",
+        outcomes(&report)
+    );
+}
+
+#[test]
+fn a_one_shot_answer_is_kept_when_something_it_started_holds_its_stdout() {
+    let started = std::time::Instant::now();
+    let (_, report, _dir) = run_over(
+        "oneshot_lingers",
+        CASES,
+        &["--oneshot", "--quiet", "--timeout", "20"],
+        &[("LINGER", "stdout")],
+    );
+    assert_eq!(
+        count(&report, Outcome::Pass) + count(&report, Outcome::Fail),
+        expected_cases(),
+        "{:?}",
+        outcomes(&report)
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "the lingering processes are not waited for"
+    );
+}
+
+#[test]
+fn an_adapter_that_exits_while_its_child_holds_stdout_has_crashed() {
+    let fault = "messages/ASR-212/n_image_data_and_blob";
+    let (_, report, _dir) = run_over(
+        "exits_holding_stdout",
+        CASES,
+        &["--quiet", "--timeout", "30"],
+        &[("FAULT_CASE", fault)],
+    );
+    let first = report
+        .cases
+        .iter()
+        .find(|c| c.name == fault)
+        .expect("the case");
+    assert_eq!(first.outcome, Outcome::Crash, "{first:?}");
+    assert!(
+        first
+            .detail
+            .as_deref()
+            .is_some_and(|d| d.contains("exited")),
+        "{first:?}"
+    );
+    assert!(first.millis < 10_000, "not waited out: {} ms", first.millis);
+    assert!(
+        count(&report, Outcome::Pass) > 0,
+        "the restarted adapter answers"
+    );
+}
+
+#[test]
+fn a_case_answered_twice_is_blamed_and_the_next_case_is_not() {
+    let (_, report, _dir) = run_over("answers_twice", CASES, &["--quiet"], &[]);
+    let outcomes = outcomes(&report);
+    let twice: Vec<_> = report
+        .cases
+        .iter()
+        .filter(|c| c.outcome == Outcome::ProtocolError)
+        .collect();
+    assert_eq!(twice.len(), 1, "{outcomes:?}");
+    assert!(
+        twice[0]
+            .detail
+            .as_deref()
+            .is_some_and(|d| d.contains("answered twice")),
+        "{twice:?}"
+    );
+    assert_eq!(
+        count(&report, Outcome::Pass) + count(&report, Outcome::Fail),
+        expected_cases() - 1,
+        "{outcomes:?}"
+    );
+}
+
+#[test]
+fn a_last_case_answered_twice_is_blamed_at_stop() {
+    let (_, report, _dir) = run_over(
+        "answers_twice",
+        "messages/ASR-212/y_image_blob_only",
+        &["--quiet", "--role", "validator"],
+        &[("TWICE_ALL", "1")],
+    );
+    assert_eq!(report.cases.len(), 1);
+    assert_eq!(
+        report.cases[0].outcome,
+        Outcome::ProtocolError,
+        "{report:?}"
+    );
+}
+
+#[test]
+fn answers_written_before_their_request_are_refused() {
+    let (_, report, _dir) = run_over("answers_ahead", CASES, &["--quiet"], &[]);
+    let early: Vec<_> = report
+        .cases
+        .iter()
+        .filter(|c| {
+            c.detail
+                .as_deref()
+                .is_some_and(|d| d.contains("before it was sent the request"))
+        })
+        .collect();
+    assert!(!early.is_empty(), "{:?}", outcomes(&report));
+    assert!(early.iter().all(|c| c.outcome == Outcome::ProtocolError));
+}
+
+#[test]
+fn a_mistyped_adapter_command_is_said_once_with_the_harness_code() {
+    let out = temp_dir("mistyped");
+    let output = kit(
+        &[
+            "run",
+            "--adapter",
+            "no-such-adapter-command-x7",
+            "--out",
+            &out.0.to_string_lossy(),
+        ],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(3), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.matches("did not start").count(), 1, "{stderr}");
+    assert!(stderr.contains("no-such-adapter-command-x7"), "{stderr}");
+    assert!(stderr.lines().count() < 5, "{stderr}");
+}
+
+#[test]
+fn an_adapter_that_fails_to_start_shows_its_stderr_once() {
+    let out = temp_dir("missing-script");
+    let output = kit(
+        &[
+            "run",
+            "--adapter",
+            "python3 /nonexistent-adapter-x7.py",
+            "--out",
+            &out.0.to_string_lossy(),
+        ],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(3), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.matches("did not start").count(), 1, "{stderr}");
+    assert_eq!(
+        stderr.matches("No such file or directory").count(),
+        1,
+        "Python's own error, once: {stderr}"
+    );
+    let report: RunReport =
+        serde_json::from_str(&std::fs::read_to_string(out.0.join("report.json")).expect("report"))
+            .expect("parses");
+    assert!(report.cases.iter().all(|c| c.outcome == Outcome::NotRun));
+}
+
+#[test]
+fn huge_replies_make_small_reports_and_unknown_rule_ids_are_reported() {
+    let (output, report, dir) = run_over("huge_replies", CASES, &["--quiet"], &[]);
+    for name in ["report.json", "report.html", "report.md", "junit.xml"] {
+        let size = std::fs::metadata(dir.0.join(name)).expect("report").len();
+        assert!(size < 4 << 20, "{name} is {size} bytes");
+    }
+    let case = report
+        .cases
+        .iter()
+        .find(|c| c.name.contains("/y_"))
+        .expect("a positive case");
+    assert_eq!(case.outcome, Outcome::Fail);
+    let kept = |t: &Option<String>| t.as_deref().map_or(0, str::len);
+    assert!(kept(&case.actual) <= 70 << 10, "{}", kept(&case.actual));
+    assert!(kept(&case.stderr) <= 70 << 10, "{}", kept(&case.stderr));
+    assert!(
+        case.stderr
+            .as_deref()
+            .is_some_and(|s| s.contains("not kept")),
+        "what was cut is said"
+    );
+    assert!(
+        case.unknown_rules.contains(&"ASR-999".to_owned()),
+        "{:?}",
+        case.unknown_rules
+    );
+    assert!(!case.unknown_rules.contains(&"ASR-212".to_owned()));
+    assert_eq!(
+        case.unknown_rules.len(),
+        20,
+        "bounded: {:?}",
+        case.unknown_rules
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("ASR-999"), "{stdout}");
+}
+
+#[test]
+fn escape_codes_of_an_adapter_are_shown_escaped() {
+    let (output, report, dir) = run_over("escape_codes", CASES, &[], &[]);
+    assert_eq!(count(&report, Outcome::Error), expected_cases());
+    let stderr = &output.stderr;
+    assert!(
+        !stderr.contains(&0x1b),
+        "{}",
+        String::from_utf8_lossy(stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(stderr).contains("\\u{1b}[2J"),
+        "{}",
+        String::from_utf8_lossy(stderr)
+    );
+    let markdown = std::fs::read(dir.0.join("report.md")).expect("report.md");
+    assert!(!markdown.contains(&0x1b) && !markdown.contains(&0x07));
+    assert!(String::from_utf8_lossy(&markdown).contains("\\u{1b}[2J"));
+    let json = std::fs::read_to_string(dir.0.join("report.json")).expect("report.json");
+    assert!(
+        json.contains("\\u001b[2J"),
+        "the JSON report keeps the text, escaped by JSON"
+    );
+}
+
+#[test]
+fn streams_go_by_path_to_adapters_that_read_them_so() {
+    let dir = temp_dir("by-path");
+    for by_path in [false, true] {
+        let file = dir.0.join(format!("requests-{by_path}"));
+        let mut env = vec![("REQUESTS_FILE", file.to_string_lossy().into_owned())];
+        if by_path {
+            env.push(("BY_PATH", "1".to_owned()));
+        }
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let (_, report, _out) = run_over("records_requests", CASES, &["--quiet"], &env);
+        assert_eq!(
+            count(&report, Outcome::Pass) + count(&report, Outcome::Fail),
+            expected_cases()
+        );
+        let requests = std::fs::read_to_string(&file).expect("requests");
+        for line in requests.lines() {
+            let request: serde_json::Value = serde_json::from_str(line).expect("json");
+            for stream in request["streams"].as_array().expect("streams") {
+                assert!(Path::new(stream["path"].as_str().expect("path")).is_file());
+                assert_eq!(stream.get("data").is_some(), !by_path, "{stream}");
+            }
+        }
+    }
+}
+
+/// Starts `asr-ctk run` with the `ignores_term` adapter over ASR-212's cases and waits until
+/// the adapter is on its first case; returns the kit, the adapter's tagged name and the
+/// directory of the report.
+fn run_until_busy(name: &str) -> (std::process::Child, String, TempDir) {
+    let dir = temp_dir(name);
+    let pid_file = dir.0.join("pid");
+    let (command, tagged) = adapter_command("ignores_term");
+    let child = Command::new(env!("CARGO_BIN_EXE_asr-ctk"))
+        .args([
+            "run",
+            "--adapter",
+            &command,
+            "--case",
+            CASES,
+            "--quiet",
+            "--out",
+        ])
+        .arg(dir.0.join("out"))
+        .env("PID_FILE", &pid_file)
+        .current_dir(root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("asr-ctk starts");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !pid_file.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the adapter never got a case"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (child, tagged, dir)
+}
+
+fn signal(child: &std::process::Child, signal: nix::sys::signal::Signal) {
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid"));
+    nix::sys::signal::kill(pid, signal).expect("signal sent");
+}
+
+/// Waits for the kit to exit, at most `limit`; kills it and fails beyond that.
+fn exit_within(child: &mut std::process::Child, limit: Duration) -> std::process::ExitStatus {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return status;
+        }
+        if std::time::Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("asr-ctk did not exit within {limit:?} of the signal");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_signal_ends_the_adapters_and_the_report_of_what_ran_is_written() {
+    let (mut child, tagged, dir) = run_until_busy("interrupted-once");
+    signal(&child, nix::sys::signal::Signal::SIGTERM);
+    // The adapter ignores SIGTERM: it is killed after the grace period.
+    let status = exit_within(&mut child, Duration::from_secs(20));
+    assert_eq!(status.code(), Some(130));
+    assert_no_process_left(&tagged);
+    let report: RunReport = serde_json::from_str(
+        &std::fs::read_to_string(dir.0.join("out/report.json")).expect("a report"),
+    )
+    .expect("parses");
+    assert!(report.interrupted);
+    assert_eq!(
+        report.cases.len(),
+        expected_cases(),
+        "every case is in the report"
+    );
+    assert!(
+        report.cases.iter().all(|c| c.outcome == Outcome::NotRun),
+        "{:?}",
+        outcomes(&report)
+    );
+    assert!(
+        report
+            .incomplete
+            .as_deref()
+            .is_some_and(|d| d.contains("interrupted"))
+    );
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut stderr)
+        .expect("stderr");
+    assert!(stderr.contains("SIGTERM"), "{stderr}");
+}
+
+#[test]
+fn a_second_signal_ends_everything_at_once() {
+    let (mut child, tagged, _dir) = run_until_busy("interrupted-twice");
+    signal(&child, nix::sys::signal::Signal::SIGINT);
+    std::thread::sleep(Duration::from_millis(200));
+    let second = std::time::Instant::now();
+    signal(&child, nix::sys::signal::Signal::SIGINT);
+    let status = exit_within(&mut child, Duration::from_secs(20));
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        second.elapsed() < Duration::from_millis(1500),
+        "the grace period is not waited out: {:?}",
+        second.elapsed()
+    );
+    assert_no_process_left(&tagged);
+}
+
+/// A valid stream whose one message holds a text of `bytes` bytes.
+fn stream_with_text(dir: &Path, bytes: usize) -> PathBuf {
+    let path = dir.join("big-text.jsonl");
+    let header = r#"{"type":"session","seq":0,"id":"h","formatVersion":"0.1","agent":{"name":"claude-code","version":"2.1.305"},"sessionId":"0f3c2a7e-91b4-4d6a-8c2e-5a7b3d1e9f04"}"#;
+    let message = format!(
+        r#"{{"type":"message","seq":1,"id":"r1","messageId":"m1","role":"user","content":[{{"type":"text","text":"{}"}}]}}"#,
+        "a".repeat(bytes)
+    );
+    std::fs::write(&path, format!("{header}\n{message}\n")).expect("stream written");
+    path
+}
+
+#[test]
+fn the_kit_diffs_its_own_reference_on_a_stream_with_a_twenty_megabyte_text() {
+    let dir = temp_dir("twenty-mb");
+    let stream = stream_with_text(&dir.0, 20 << 20);
+    let out = dir.0.join("out");
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut args: Vec<String> = ["diff", "--adapter", "reference", "--adapter", "reference"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        args.extend(extra.iter().map(|s| (*s).to_owned()));
+        args.push("--out".into());
+        args.push(out.to_string_lossy().into_owned());
+        args.push(stream.to_string_lossy().into_owned());
+        args
+    };
+    let agree = args(&["--timeout", "60"]);
+    let output = kit(&agree.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout} {output:?}");
+    assert!(stdout.contains("agree"), "{stdout}");
+    // A bound below the reading's size is a protocol error that names its option.
+    let bounded = args(&["--timeout", "60", "--max-reply-bytes", "1000000"]);
+    let output = kit(&bounded.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("--max-reply-bytes"), "{stdout}");
 }

@@ -349,7 +349,7 @@ fn bad_selections_and_arguments_are_usage_errors() {
 }
 
 #[test]
-fn an_adapter_that_cannot_start_is_recorded_not_a_usage_error() {
+fn an_adapter_that_cannot_start_is_a_harness_failure_not_a_usage_error() {
     let (output, report, _) = run(
         "missing",
         &[
@@ -359,9 +359,9 @@ fn an_adapter_that_cannot_start_is_recorded_not_a_usage_error() {
             "messages/ASR-212/*",
         ],
     );
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(3));
     assert!(
-        report.cases.iter().all(|c| c.outcome == Outcome::Crash),
+        report.cases.iter().all(|c| c.outcome == Outcome::NotRun),
         "{:?}",
         report.cases
     );

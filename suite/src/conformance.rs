@@ -10,6 +10,7 @@ use crate::protocol::{Implementation, ProtocolRole};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 /// The outcome of one case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -29,11 +30,14 @@ pub enum Outcome {
     Crash,
     /// The answer broke the protocol.
     ProtocolError,
+    /// The kit did not run the case: the run was interrupted, or the adapter was restarted
+    /// as often as allowed. It says nothing of the implementation.
+    NotRun,
 }
 
 impl Outcome {
     /// Every outcome, in report order.
-    pub const ALL: [Outcome; 7] = [
+    pub const ALL: [Outcome; 8] = [
         Outcome::Pass,
         Outcome::Fail,
         Outcome::Skipped,
@@ -41,6 +45,7 @@ impl Outcome {
         Outcome::Timeout,
         Outcome::Crash,
         Outcome::ProtocolError,
+        Outcome::NotRun,
     ];
 
     /// The kebab-case name.
@@ -53,12 +58,13 @@ impl Outcome {
             Outcome::Timeout => "timeout",
             Outcome::Crash => "crash",
             Outcome::ProtocolError => "protocol-error",
+            Outcome::NotRun => "not-run",
         }
     }
 
-    /// Counts against the implementation (everything but pass and skipped).
+    /// Counts against the implementation (everything but pass, skipped and not run).
     pub fn is_failure(self) -> bool {
-        !matches!(self, Outcome::Pass | Outcome::Skipped)
+        !matches!(self, Outcome::Pass | Outcome::Skipped | Outcome::NotRun)
     }
 }
 
@@ -94,9 +100,23 @@ pub struct CaseResult {
     /// What the adapter wrote to stderr while on this case (cut to its last 16 KiB).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stderr: Option<String>,
+    /// Rule ids the answer cites that the catalog does not know (at most
+    /// [`MAX_UNKNOWN_RULES`], each cut to [`MAX_RULE_ID_CHARS`] characters).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unknown_rules: Vec<String>,
     /// Milliseconds from request to answer.
     pub millis: u64,
 }
+
+/// The most bytes of each text of a case result (detail, expected, actual, diff, stderr) that
+/// the reports keep: an adapter's answer cannot make a report of gigabytes.
+pub const KEPT_BYTES: usize = 64 << 10;
+
+/// The most unknown rule ids kept for one case.
+pub const MAX_UNKNOWN_RULES: usize = 20;
+
+/// The most characters of one unknown rule id kept.
+pub const MAX_RULE_ID_CHARS: usize = 64;
 
 impl CaseResult {
     /// The result of a case with an outcome and nothing more said yet.
@@ -118,9 +138,83 @@ impl CaseResult {
             actual: None,
             diff: None,
             stderr: None,
+            unknown_rules: Vec::new(),
             millis: 0,
         }
     }
+
+    /// Cuts every text to at most `kept` bytes, saying how much was cut: the start of a
+    /// detail, an expectation, an answer or a diff, the end of stderr (where a crash shows).
+    #[must_use]
+    pub fn capped(mut self, kept: usize) -> Self {
+        self.cap(kept);
+        self
+    }
+
+    /// [`CaseResult::capped`], in place.
+    pub fn cap(&mut self, kept: usize) {
+        for text in [
+            &mut self.detail,
+            &mut self.issue,
+            &mut self.expected,
+            &mut self.actual,
+            &mut self.diff,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            cap_start(text, kept);
+        }
+        if let Some(stderr) = &mut self.stderr {
+            cap_end(stderr, kept);
+        }
+    }
+
+    /// Notes the rule ids `cited` that `knows` does not, within the bounds.
+    pub fn note_unknown_rules<'a>(
+        &mut self,
+        cited: impl IntoIterator<Item = &'a str>,
+        knows: impl Fn(&str) -> bool,
+    ) {
+        for rule in cited {
+            if self.unknown_rules.len() >= MAX_UNKNOWN_RULES {
+                return;
+            }
+            if knows(rule) {
+                continue;
+            }
+            let kept: String = rule.chars().take(MAX_RULE_ID_CHARS).collect();
+            if !self.unknown_rules.contains(&kept) {
+                self.unknown_rules.push(kept);
+            }
+        }
+    }
+}
+
+/// Keeps the first `kept` bytes of `text` (on a character boundary) and says what was cut.
+fn cap_start(text: &mut String, kept: usize) {
+    if text.len() <= kept {
+        return;
+    }
+    let mut end = kept;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = text.len() - end;
+    text.truncate(end);
+    let _ = write!(text, "\n[{cut} more bytes not kept]");
+}
+
+/// Keeps the last `kept` bytes of `text` (on a character boundary) and says what was cut.
+fn cap_end(text: &mut String, kept: usize) {
+    if text.len() <= kept {
+        return;
+    }
+    let mut start = text.len() - kept;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    *text = format!("[{start} earlier bytes not kept]\n{}", &text[start..]);
 }
 
 /// The verdict on one rule.
@@ -163,7 +257,7 @@ pub struct RuleResult {
     pub levels: Vec<String>,
     /// Whom it binds.
     pub roles: Vec<String>,
-    /// Cases naming it that were run or skipped.
+    /// Cases naming it that were run or skipped (cases not run are not counted).
     pub cases: usize,
     /// Of those: passed.
     pub passed: usize,
@@ -218,6 +312,12 @@ pub struct RunReport {
     pub rules: Vec<RuleResult>,
     /// Every case run, by name.
     pub cases: Vec<CaseResult>,
+    /// The run was stopped by a signal: cases not run are `not-run`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
+    /// Why not every selected case was run, when some were not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<String>,
 }
 
 impl RunReport {
@@ -241,6 +341,8 @@ impl RunReport {
             totals: BTreeMap::new(),
             rules: Vec::new(),
             cases,
+            interrupted: false,
+            incomplete: None,
         };
         report.summarize(Catalog::embedded(), corpus);
         Ok(report)
@@ -307,6 +409,7 @@ fn rule_results(
             let failed = count(&|o| o == Outcome::Fail);
             let skipped = count(&|o| o == Outcome::Skipped);
             let errored = count(&|o| o.is_failure() && o != Outcome::Fail);
+            let not_run = count(&|o| o == Outcome::NotRun);
             let verdict = if !applicable {
                 RuleVerdict::NotApplicable
             } else if failed + errored > 0 {
@@ -327,7 +430,7 @@ fn rule_results(
                 rule,
                 levels,
                 roles: rule_roles,
-                cases: mine.len(),
+                cases: mine.len() - not_run,
                 passed,
                 failed,
                 skipped,
@@ -429,6 +532,56 @@ mod tests {
             .into_iter()
             .map(|r| (r.rule, r.verdict))
             .collect()
+    }
+
+    #[test]
+    fn texts_are_capped_saying_what_was_cut() {
+        let mut r = result("a/b", &["ASR-212"], Outcome::Fail);
+        r.actual = Some("é".repeat(100));
+        r.stderr = Some(format!("{}END", "x".repeat(500)));
+        r.detail = Some("short".into());
+        let r = r.capped(51);
+        let actual = r.actual.expect("kept");
+        assert!(
+            actual.starts_with(&"é".repeat(25)),
+            "cut on a character boundary"
+        );
+        assert!(actual.ends_with("[150 more bytes not kept]"), "{actual}");
+        let stderr = r.stderr.expect("kept");
+        assert!(
+            stderr.starts_with("[452 earlier bytes not kept]\n"),
+            "{stderr}"
+        );
+        assert!(stderr.ends_with("END"), "the end of stderr is kept");
+        assert_eq!(r.detail.as_deref(), Some("short"));
+    }
+
+    #[test]
+    fn unknown_rule_ids_are_noted_within_bounds() {
+        let mut r = result("a/b", &["ASR-212"], Outcome::Fail);
+        let long = "R".repeat(1000);
+        let mut cited = vec!["ASR-212", "ASR-999", "ASR-999", long.as_str()];
+        let many: Vec<String> = (0..50).map(|i| format!("X-{i}")).collect();
+        cited.extend(many.iter().map(String::as_str));
+        r.note_unknown_rules(cited, |rule| Catalog::embedded().knows(rule));
+        assert_eq!(r.unknown_rules.len(), MAX_UNKNOWN_RULES);
+        assert_eq!(r.unknown_rules[0], "ASR-999");
+        assert_eq!(r.unknown_rules[1].len(), MAX_RULE_ID_CHARS);
+        assert!(!r.unknown_rules.contains(&"ASR-212".to_owned()));
+    }
+
+    #[test]
+    fn cases_not_run_count_for_no_rule() {
+        let v = ProtocolRole::Validator;
+        let cases = [
+            result("messages/ASR-231/n_x", &["ASR-231"], Outcome::NotRun),
+            result("messages/ASR-217/n_x", &["ASR-217"], Outcome::Pass),
+            result("messages/ASR-217/n_y", &["ASR-217"], Outcome::NotRun),
+        ];
+        let got = verdicts(&cases, &[v]);
+        assert_eq!(got["ASR-231"], RuleVerdict::Untested);
+        assert_eq!(got["ASR-217"], RuleVerdict::Conformant);
+        assert!(!Outcome::NotRun.is_failure());
     }
 
     #[test]

@@ -78,8 +78,14 @@ pub struct StreamInput {
     /// The stream file's absolute path.
     pub path: String,
     /// The stream's bytes, base64 (standard alphabet, padded): the same bytes as the file.
-    pub data: String,
+    /// Left out for an adapter that declared [`STREAMS_BY_PATH`]: it reads `path` itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
 }
+
+/// The capability of an adapter that reads each stream from its `path`: the kit then sends no
+/// `data`, so a stream of gigabytes is never copied into a request.
+pub const STREAMS_BY_PATH: &str = "streams-by-path";
 
 /// The roles an adapter can play.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -119,6 +125,10 @@ pub enum Reply {
         roles: Vec<ProtocolRole>,
         /// The format versions it reads.
         format_versions: Vec<String>,
+        /// Optional protocol features it supports (for now [`STREAMS_BY_PATH`]); names the kit
+        /// does not know are ignored.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        capabilities: Vec<String>,
     },
     /// The implementation's answer to a case.
     Answered {

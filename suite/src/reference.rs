@@ -4,7 +4,7 @@
 use crate::check::{CheckOptions, StreamReport, check_bytes, check_related};
 use crate::protocol::{
     AnswerDiagnostic, CaseRequest, Implementation, PROTOCOL_VERSION, ProtocolRole, Reply,
-    StreamAnswer, base64_decode,
+    STREAMS_BY_PATH, StreamAnswer, base64_decode,
 };
 
 /// The reference implementation's `started` message.
@@ -20,15 +20,20 @@ pub fn started() -> Reply {
         },
         roles: vec![ProtocolRole::Validator, ProtocolRole::Reader],
         format_versions: vec![crate::check::FORMAT_VERSION.into()],
+        capabilities: vec![STREAMS_BY_PATH.into()],
     }
 }
 
 /// Answers one case: as a validator, checks its streams together, as `asr-ctk validate`
-/// would; as a reader, reads each stream.
-pub fn answer(request: &CaseRequest) -> Reply {
+/// would (with `options`); as a reader, reads each stream.
+pub fn answer(request: &CaseRequest, options: &CheckOptions) -> Reply {
     let mut streams = Vec::with_capacity(request.streams.len());
     for stream in &request.streams {
-        match base64_decode(&stream.data).map_or_else(|| std::fs::read(&stream.path), Ok) {
+        let bytes = match &stream.data {
+            Some(data) => base64_decode(data).ok_or_else(|| "`data` is not base64".to_owned()),
+            None => std::fs::read(&stream.path).map_err(|e| e.to_string()),
+        };
+        match bytes {
             Ok(bytes) => streams.push(bytes),
             Err(e) => {
                 return Reply::Error {
@@ -40,12 +45,11 @@ pub fn answer(request: &CaseRequest) -> Reply {
     }
     match request.role {
         ProtocolRole::Validator => {
-            let options = CheckOptions::default();
             let mut reports: Vec<StreamReport> = streams
                 .iter()
-                .map(|bytes| check_bytes(bytes, &options))
+                .map(|bytes| check_bytes(bytes, options))
                 .collect();
-            check_related(&mut reports, &options);
+            check_related(&mut reports, options);
             answer_reports(request.seq, &reports)
         }
         ProtocolRole::Reader => Reply::Answered {
@@ -71,13 +75,13 @@ fn read(bytes: &[u8]) -> StreamAnswer {
 }
 
 /// Answers one stream given as raw bytes (one-shot mode), for a role.
-pub fn answer_bytes(bytes: &[u8], role: ProtocolRole) -> Reply {
+pub fn answer_bytes(bytes: &[u8], role: ProtocolRole, options: &CheckOptions) -> Reply {
     match role {
         ProtocolRole::Reader => Reply::Answered {
             seq: 0,
             streams: vec![read(bytes)],
         },
-        _ => answer_reports(0, &[check_bytes(bytes, &CheckOptions::default())]),
+        _ => answer_reports(0, &[check_bytes(bytes, options)]),
     }
 }
 

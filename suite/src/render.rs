@@ -2,12 +2,33 @@
 //! HTML page, JUnit XML and a shields.io endpoint badge.
 //!
 //! Everything a case or an adapter wrote (details, expectations, answers, diffs, stderr) is
-//! untrusted: the HTML and XML renderers escape every piece of text taken from the report,
-//! and the XML renderer drops characters XML 1.0 does not allow.
+//! untrusted: every renderer writes control characters as visible escapes
+//! ([`escape_controls`]), the HTML and XML renderers escape every piece of text taken from the
+//! report, and the XML renderer drops the other characters XML 1.0 does not allow.
 
 use crate::conformance::{CaseResult, Outcome, RuleResult, RuleVerdict, RunReport};
 use crate::protocol::ProtocolRole;
+use std::borrow::Cow;
 use std::fmt::Write as _;
+
+/// Text with its control characters other than line feed and tab (C0, DEL, C1: the escape
+/// codes that clear a screen or move a cursor) written as visible `\u{1b}` escapes, so that
+/// text an adapter wrote cannot drive the terminal or the page it is shown on.
+pub fn escape_controls(text: &str) -> Cow<'_, str> {
+    let hidden = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(hidden) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if hidden(c) {
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
 
 /// The report as Markdown: metadata, totals, a table of the applicable rules, then the failing
 /// cases (with their diffs) and the skipped ones.
@@ -40,6 +61,9 @@ pub fn markdown(report: &RunReport) -> String {
         "- Command line: {}",
         code_span(&shell_join(&report.command_line))
     );
+    if let Some(why) = &report.incomplete {
+        let _ = writeln!(out, "- **Incomplete:** {}", md_text(why));
+    }
 
     let totals: Vec<String> = Outcome::ALL
         .iter()
@@ -109,10 +133,10 @@ pub fn markdown(report: &RunReport) -> String {
     let skipped: Vec<&CaseResult> = report
         .cases
         .iter()
-        .filter(|c| c.outcome == Outcome::Skipped)
+        .filter(|c| matches!(c.outcome, Outcome::Skipped | Outcome::NotRun))
         .collect();
     if !skipped.is_empty() {
-        out.push_str("## Skipped\n\n");
+        out.push_str("## Skipped or not run\n\n");
         for case in skipped {
             let _ = write!(out, "- {} ({})", code_span(&case.name), md_text(&case.id));
             if let Some(reason) = &case.detail {
@@ -189,6 +213,13 @@ pub fn html(report: &RunReport) -> String {
         "Command line",
         &format!("<code>{}</code>", esc(&shell_join(&report.command_line))),
     );
+    if let Some(why) = &report.incomplete {
+        meta_row(
+            &mut out,
+            "Incomplete",
+            &format!("<strong>{}</strong>", esc(why)),
+        );
+    }
     out.push_str("</dl>\n");
 
     out.push_str(
@@ -307,10 +338,10 @@ pub fn html(report: &RunReport) -> String {
     let skipped: Vec<&CaseResult> = report
         .cases
         .iter()
-        .filter(|c| c.outcome == Outcome::Skipped)
+        .filter(|c| matches!(c.outcome, Outcome::Skipped | Outcome::NotRun))
         .collect();
     if !skipped.is_empty() {
-        out.push_str("<h2>Skipped</h2>\n<ul class=\"skipped\">\n");
+        out.push_str("<h2>Skipped or not run</h2>\n<ul class=\"skipped\">\n");
         for case in skipped {
             let _ = write!(
                 out,
@@ -340,7 +371,7 @@ pub fn junit(report: &RunReport) -> String {
     let tests = report.cases.len();
     let failures = count(&|o| o == Outcome::Fail);
     let errors = count(&|o| o.is_failure() && o != Outcome::Fail);
-    let skipped = count(&|o| o == Outcome::Skipped);
+    let skipped = count(&|o| matches!(o, Outcome::Skipped | Outcome::NotRun));
     let time = seconds(report.cases.iter().map(|c| c.millis).sum());
     let counts = format!(
         "tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{time}\""
@@ -403,7 +434,7 @@ pub fn junit(report: &RunReport) -> String {
                     xml_text(&text)
                 );
             }
-            Outcome::Skipped => {
+            Outcome::Skipped | Outcome::NotRun => {
                 let message = match &case.issue {
                     Some(issue) => format!("{message} ({issue})"),
                     None => message,
@@ -459,6 +490,11 @@ pub fn badge(report: &RunReport) -> serde_json::Value {
         };
         (format!("{conformant}/{tested} rules"), color)
     };
+    // A run that did not run every case certifies nothing whole: it is never green.
+    let (message, color) = match &report.incomplete {
+        Some(_) => (format!("incomplete, {message}"), "lightgrey"),
+        None => (message, color),
+    };
     serde_json::json!({
         "schemaVersion": 1,
         "label": "ASR conformance",
@@ -479,7 +515,7 @@ dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:.5re
 .bar{display:flex;height:1.1rem;border-radius:4px;overflow:hidden;background:#eaeef2}.bar span{min-width:2px}\
 .legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.4rem 1.2rem}\
 .dot{display:inline-block;width:.8rem;height:.8rem;border-radius:2px;margin-right:.3rem;vertical-align:-1px}\
-.o-pass{background:#2da44e}.o-fail{background:#cf222e}.o-skipped{background:#8c959f}.o-error{background:#bc4c00}\
+.o-pass{background:#2da44e}.o-fail{background:#cf222e}.o-skipped{background:#8c959f}.o-not-run{background:#d0d7de}.o-error{background:#bc4c00}\
 .o-timeout{background:#8250df}.o-crash{background:#82071e}.o-protocol-error{background:#bf3989}\
 table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #d0d7de;padding:.25rem .6rem;text-align:right}\
 th:nth-child(-n+3),td:nth-child(-n+3){text-align:left}thead{background:#f6f8fa}\
@@ -593,7 +629,7 @@ fn xml_char(c: char) -> bool {
 /// Text escaped for HTML content and attribute values; characters not allowed in XML 1.0 dropped.
 fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars().filter(|c| xml_char(*c)) {
+    for c in escape_controls(s).chars().filter(|c| xml_char(*c)) {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
@@ -644,7 +680,7 @@ fn link(s: &str) -> String {
 /// line breaks folded into spaces.
 fn md_text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars().filter(|c| xml_char(*c)) {
+    for c in escape_controls(s).chars().filter(|c| xml_char(*c)) {
         match c {
             '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '&' | '|' | '~' | '#' | '!' => {
                 out.push('\\');
@@ -668,7 +704,7 @@ fn longest_run(s: &str, of: char) -> usize {
 
 /// An inline code span that the text cannot close early.
 fn code_span(s: &str) -> String {
-    let s: String = s
+    let s: String = escape_controls(s)
         .chars()
         .map(|c| {
             if matches!(c, '\n' | '\r' | '\t') {
@@ -689,7 +725,10 @@ fn code_span(s: &str) -> String {
 /// A fenced code block that the text cannot close early.
 fn fence(s: &str, lang: &str) -> String {
     let ticks = "`".repeat(longest_run(s, '`').max(2) + 1);
-    let s: String = s.chars().filter(|c| xml_char(*c)).collect();
+    let s: String = escape_controls(s)
+        .chars()
+        .filter(|c| xml_char(*c))
+        .collect();
     let newline = if s.ends_with('\n') { "" } else { "\n" };
     format!("{ticks}{lang}\n{s}{newline}{ticks}\n")
 }
@@ -801,6 +840,8 @@ mod tests {
                 rule("ASR-215", RuleVerdict::NotApplicable, [0, 0, 0, 0]),
             ],
             cases,
+            interrupted: false,
+            incomplete: None,
         }
     }
 
@@ -853,6 +894,49 @@ mod tests {
     }
 
     #[test]
+    fn control_characters_are_shown_as_escapes_in_every_renderer() {
+        assert_eq!(escape_controls("plain\n\ttext"), "plain\n\ttext");
+        assert_eq!(
+            escape_controls("\u{1b}[2Jx\u{7}\r\u{9b}"),
+            "\\u{1b}[2Jx\\u{7}\\u{d}\\u{9b}"
+        );
+        let mut report = report();
+        report.cases[1].detail = Some("\u{1b}[2J cleared".into());
+        report.cases[1].stderr = Some("\u{1b}[H home\n".into());
+        for text in [html(&report), junit(&report)] {
+            assert!(!text.contains('\u{1b}'), "{text}");
+            assert!(text.contains("\\u{1b}[2J cleared"), "{text}");
+            assert!(text.contains("\\u{1b}[H home"), "{text}");
+        }
+        // Markdown escapes the backslash and the bracket again, to show them as they are.
+        let md = markdown(&report);
+        assert!(!md.contains('\u{1b}'), "{md}");
+        assert!(md.contains("\\\\u{1b}\\[2J cleared"), "{md}");
+        assert!(md.contains("\\u{1b}[H home"), "{md}");
+    }
+
+    #[test]
+    fn an_incomplete_run_is_said_and_its_badge_is_never_green() {
+        let mut report = report();
+        assert_ne!(
+            badge(&report)["message"]
+                .as_str()
+                .map(|m| m.starts_with("incomplete")),
+            Some(true)
+        );
+        report.incomplete = Some("3 case(s) not run: the run was interrupted".into());
+        let badge = badge(&report);
+        assert_eq!(badge["color"], "lightgrey");
+        assert!(
+            badge["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("incomplete"))
+        );
+        assert!(markdown(&report).contains("**Incomplete:** 3 case(s) not run"));
+        assert!(html(&report).contains("<dt>Incomplete</dt>"));
+    }
+
+    #[test]
     fn markdown_fences_and_spans_hold_backticks() {
         assert_eq!(fence("a\n```\nb", "text"), "````text\na\n```\nb\n````\n");
         assert_eq!(code_span("a`b"), "`` a`b ``");
@@ -877,7 +961,7 @@ mod tests {
         );
         assert!(
             page.contains(
-                "panic: &lt;script&gt;alert(1)&lt;/script&gt;\n[31mred &amp; &lt;bold&gt;"
+                "panic: &lt;script&gt;alert(1)&lt;/script&gt;\n\\u{1b}[31mred &amp; &lt;bold&gt;"
             ),
             "stderr escaped"
         );
@@ -926,12 +1010,16 @@ mod tests {
         assert!(xml.contains(
             "<skipped message=\"blobs are not implemented (https://example.invalid/issues/7)\"/>"
         ));
-        assert!(xml.contains("<system-err>panic: &lt;script&gt;alert(1)&lt;/script&gt;\n[31mred &amp; &lt;bold&gt;[0m\n</system-err>"));
-        assert!(!xml.contains('\u{1b}'), "control characters are dropped");
+        assert!(xml.contains("<system-err>panic: &lt;script&gt;alert(1)&lt;/script&gt;\n\\u{1b}[31mred &amp; &lt;bold&gt;\\u{1b}[0m\n</system-err>"));
+        assert!(!xml.contains('\u{1b}'), "control characters are escaped");
         assert!(!xml.contains("<script"));
         assert!(xml.contains("<testcase classname=\"ASR-212\" name=\"messages/ASR-212/y_image_blob_only\" time=\"1.234\"/>"));
         assert!(xml.ends_with("  </testsuite>\n</testsuites>\n"));
-        assert_eq!(xml_attr("a\n\"b\"\u{0}\u{fffe}"), "a&#10;&quot;b&quot;");
+        assert_eq!(
+            xml_attr("a\n\"b\"\u{0}\u{fffe}"),
+            "a&#10;&quot;b&quot;\\u{0}",
+            "a control character shown, a non-character dropped"
+        );
     }
 
     #[test]

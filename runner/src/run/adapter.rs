@@ -1,24 +1,32 @@
 //! Driving an adapter process: persistent (one process, newline-delimited JSON) or one-shot
-//! (one process per case). Every wait has a deadline, every read a bound, and every process
-//! is started in a process group of its own and ended with it, so that nothing the adapter
-//! starts outlives the run.
+//! (one process per case). Every wait has a deadline, every read a bound, writing to an
+//! adapter never blocks the loop that keeps the deadlines, and every process is supervised
+//! ([`super::supervise`]), so that nothing the adapter starts outlives it.
 
+use super::supervise::{self, Supervised};
 use asr_suite::protocol::{CaseRequest, Kit, PROTOCOL_VERSION, Reply, Request};
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::path::Path;
+use std::process::{ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// The longest reply line read; a longer one is a protocol error.
-pub const MAX_REPLY_BYTES: usize = 16 << 20;
-
 /// The most stderr kept for one case (its end).
 pub const STDERR_KEPT: usize = 16 << 10;
+
+/// Replies read but not yet asked for that the kit holds at most; an adapter that writes more
+/// is flooding its output.
+const MAX_QUEUED_REPLIES: usize = 64;
+
+/// How often a wait looks at the adapter process and at the interrupt flag.
+const POLL: Duration = Duration::from_millis(20);
+
+/// How long the kit still reads after the adapter process has exited, for a reply that was
+/// written just before it exited.
+const LAST_WORDS: Duration = Duration::from_millis(200);
 
 /// What went wrong with an adapter, as opposed to what it answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +37,19 @@ pub enum Fault {
     Crash(String),
     /// The answer broke the protocol.
     Protocol(String),
+    /// The run was interrupted before the answer came.
+    Interrupted,
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fault::Timeout(d) => write!(f, "timeout: {d}"),
+            Fault::Crash(d) => write!(f, "crash: {d}"),
+            Fault::Protocol(d) => write!(f, "protocol error: {d}"),
+            Fault::Interrupted => f.write_str("interrupted"),
+        }
+    }
 }
 
 /// Checks replies (and requests) against the protocol schemas, when asked to.
@@ -39,110 +60,165 @@ pub trait ProtocolCheck: Sync {
     fn reply(&self, message: &serde_json::Value) -> Vec<String>;
 }
 
+/// How an adapter is talked to.
+#[derive(Clone, Copy)]
+pub struct Talk<'a> {
+    /// How long to wait for each answer (and for `started`).
+    pub timeout: Duration,
+    /// The longest reply line read; a longer one is a protocol error.
+    pub max_reply_bytes: usize,
+    /// Schema checks of every message, when asked for.
+    pub check: Option<&'a dyn ProtocolCheck>,
+}
+
+/// A second reply to a case already answered: the case it belongs to is blamed for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stray {
+    /// The seq of the case that got two answers.
+    pub seq: u64,
+    /// What came, in words.
+    pub what: String,
+}
+
 /// A running persistent adapter.
 pub struct Persistent {
-    child: Child,
-    to_adapter: Option<SyncSender<Vec<u8>>>,
+    process: Supervised,
+    to_adapter: Option<Sender<Vec<u8>>>,
+    /// Messages handed to the writer so far.
+    sent: u64,
+    /// Messages written whole (the writer also counts those begun, for the reader: a reply
+    /// read before its request began to be written cannot be its answer).
+    written: Arc<AtomicU64>,
     from_adapter: Receiver<FromAdapter>,
+    queued: Arc<AtomicUsize>,
     stderr: Arc<Mutex<Tail>>,
+    last_case: Option<u64>,
+    strays: Vec<Stray>,
+    max_reply_bytes: usize,
 }
 
 enum FromAdapter {
-    Line(Vec<u8>),
+    /// A line, and how many requests had begun to be written when it was read.
+    Line {
+        bytes: Vec<u8>,
+        after: u64,
+    },
     TooLong,
+    Flood,
     End,
 }
 
 impl Persistent {
-    /// Starts the adapter and does the `start` handshake.
-    pub fn start(
-        argv: &[String],
-        timeout: Duration,
-        check: Option<&dyn ProtocolCheck>,
-    ) -> Result<(Self, Reply), Fault> {
+    /// Starts the adapter and does the `start` handshake. A failure comes with what the
+    /// adapter wrote to stderr.
+    pub fn start(argv: &[String], talk: Talk<'_>) -> Result<(Self, Reply), (Fault, String)> {
         let mut command = piped(argv);
-        let mut child = command
-            .spawn()
-            .map_err(|e| Fault::Crash(format!("failed to start `{}`: {e}", argv.join(" "))))?;
-        let stdin = child
-            .stdin
-            .take()
-            .ok_or_else(|| Fault::Crash("no stdin".into()))?;
-        let stdout = child
-            .stdout
-            .take()
-            .ok_or_else(|| Fault::Crash("no stdout".into()))?;
-        let stderr = child
-            .stderr
-            .take()
-            .ok_or_else(|| Fault::Crash("no stderr".into()))?;
-        let (to_adapter, requests) = sync_channel::<Vec<u8>>(4);
-        thread::spawn(move || write_requests(stdin, &requests));
-        let (replies, from_adapter) = sync_channel::<FromAdapter>(4);
-        thread::spawn(move || read_replies(stdout, &replies));
+        let mut process = supervise::spawn(&mut command).map_err(|e| {
+            let fault = Fault::Crash(format!("failed to start `{}`: {e}", argv.join(" ")));
+            (fault, String::new())
+        })?;
+        let child = &mut process.child;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err((Fault::Crash("no standard streams".into()), String::new()));
+        };
+        let begun = Arc::new(AtomicU64::new(0));
+        let written = Arc::new(AtomicU64::new(0));
+        let (to_adapter, requests) = channel::<Vec<u8>>();
+        {
+            let (begun, written) = (Arc::clone(&begun), Arc::clone(&written));
+            thread::spawn(move || write_requests(stdin, &requests, &begun, &written));
+        }
+        let queued = Arc::new(AtomicUsize::new(0));
+        let (replies, from_adapter) = channel::<FromAdapter>();
+        {
+            let (begun, queued) = (Arc::clone(&begun), Arc::clone(&queued));
+            let max = talk.max_reply_bytes;
+            thread::spawn(move || read_replies(stdout, &replies, &begun, &queued, max));
+        }
         let tail = Arc::new(Mutex::new(Tail::default()));
         let sink = Arc::clone(&tail);
         thread::spawn(move || read_stderr(stderr, &sink));
         let mut adapter = Persistent {
-            child,
+            process,
             to_adapter: Some(to_adapter),
+            sent: 0,
+            written,
             from_adapter,
+            queued,
             stderr: tail,
+            last_case: None,
+            strays: Vec::new(),
+            max_reply_bytes: talk.max_reply_bytes,
         };
         let start = Request::Start {
             protocol: PROTOCOL_VERSION,
             kit: kit(),
         };
-        let reply = adapter
-            .exchange(&start, timeout, check)
-            .map_err(|fault| match fault {
-                Fault::Timeout(_) => Fault::Timeout(format!(
-                    "the adapter did not answer start within {} s",
-                    timeout.as_secs_f64()
-                )),
-                other => other,
-            })?;
-        match &reply {
-            Reply::Started { protocol, .. } if *protocol == PROTOCOL_VERSION => {
-                Ok((adapter, reply))
+        let fault = match adapter.exchange(&start, talk) {
+            Ok(reply @ Reply::Started { protocol, .. }) if protocol == PROTOCOL_VERSION => {
+                return Ok((adapter, reply));
             }
-            Reply::Started { protocol, .. } => Err(Fault::Protocol(format!(
+            Ok(Reply::Started { protocol, .. }) => Fault::Protocol(format!(
                 "the adapter speaks protocol {protocol}; the kit speaks {PROTOCOL_VERSION}"
-            ))),
-            other => Err(Fault::Protocol(format!(
+            )),
+            Ok(other) => Fault::Protocol(format!(
                 "the adapter answered start with {}",
-                describe(other)
-            ))),
+                describe(&other)
+            )),
+            Err(Fault::Timeout(_)) => Fault::Timeout(format!(
+                "the adapter did not answer start within {} s",
+                talk.timeout.as_secs_f64()
+            )),
+            Err(other) => other,
+        };
+        Err((fault, adapter.last_stderr()))
+    }
+
+    /// Everything the adapter wrote to stderr (its end), once it has ended: for a start that
+    /// failed, where the reason usually is.
+    fn last_stderr(mut self) -> String {
+        self.to_adapter = None;
+        self.process.end();
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < deadline {
+            if self.stderr.lock().is_ok_and(|t| t.ended) {
+                break;
+            }
+            thread::sleep(Duration::from_millis(5));
         }
+        self.stderr()
     }
 
     /// Sends one case and waits for its answer.
-    pub fn ask(
-        &mut self,
-        request: &CaseRequest,
-        timeout: Duration,
-        check: Option<&dyn ProtocolCheck>,
-    ) -> Result<Reply, Fault> {
+    pub fn ask(&mut self, request: &CaseRequest, talk: Talk<'_>) -> Result<Reply, Fault> {
         self.stderr_clear();
-        self.exchange(&Request::Case(request.clone()), timeout, check)
+        let reply = self.exchange(&Request::Case(request.clone()), talk);
+        self.last_case = Some(request.seq);
+        reply
     }
 
-    fn exchange(
-        &mut self,
-        request: &Request,
-        timeout: Duration,
-        check: Option<&dyn ProtocolCheck>,
-    ) -> Result<Reply, Fault> {
-        let value = serde_json::to_value(request)
-            .map_err(|e| Fault::Protocol(format!("failed to encode a request: {e}")))?;
-        if let Some(check) = check {
-            let problems = check.request(&value);
-            assert!(
-                problems.is_empty(),
-                "the kit sent a request its own schema refuses: {problems:?}"
-            );
+    /// The second replies to earlier cases seen so far, each blamed on the case it echoes.
+    pub fn take_strays(&mut self) -> Vec<Stray> {
+        std::mem::take(&mut self.strays)
+    }
+
+    fn exchange(&mut self, request: &Request, talk: Talk<'_>) -> Result<Reply, Fault> {
+        let mut line = match talk.check {
+            Some(check) => {
+                let value = serde_json::to_value(request)
+                    .map_err(|e| Fault::Protocol(format!("failed to encode a request: {e}")))?;
+                let problems = check.request(&value);
+                assert!(
+                    problems.is_empty(),
+                    "the kit sent a request its own schema refuses: {problems:?}"
+                );
+                serde_json::to_vec(&value)
+            }
+            None => serde_json::to_vec(request),
         }
-        let mut line = value.to_string().into_bytes();
+        .map_err(|e| Fault::Protocol(format!("failed to encode a request: {e}")))?;
         line.push(b'\n');
         let sent = self
             .to_adapter
@@ -153,18 +229,82 @@ impl Persistent {
                 self.exit_description("the adapter closed its stdin"),
             ));
         }
-        match self.from_adapter.recv_timeout(timeout) {
-            Ok(FromAdapter::Line(bytes)) => parse_reply(&bytes, check),
-            Ok(FromAdapter::TooLong) => Err(Fault::Protocol(format!(
-                "the answer is longer than {MAX_REPLY_BYTES} bytes without a newline"
-            ))),
-            Ok(FromAdapter::End) | Err(RecvTimeoutError::Disconnected) => Err(Fault::Crash(
-                self.exit_description("the adapter ended its output without answering"),
-            )),
-            Err(RecvTimeoutError::Timeout) => Err(Fault::Timeout(format!(
-                "no answer within {} s",
-                timeout.as_secs_f64()
-            ))),
+        self.sent += 1;
+        let number = self.sent;
+        let mut deadline = Instant::now() + talk.timeout;
+        let mut exited: Option<ExitStatus> = None;
+        loop {
+            if supervise::interrupted() {
+                return Err(Fault::Interrupted);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(match exited {
+                    Some(status) => Fault::Crash(format!(
+                        "the adapter exited with {status} without answering"
+                    )),
+                    None if self.written.load(Ordering::SeqCst) < number => {
+                        Fault::Timeout(format!(
+                            "the adapter did not read its request within {} s (it is not reading its input)",
+                            talk.timeout.as_secs_f64()
+                        ))
+                    }
+                    None => {
+                        Fault::Timeout(format!("no answer within {} s", talk.timeout.as_secs_f64()))
+                    }
+                });
+            }
+            match self.from_adapter.recv_timeout(POLL.min(deadline - now)) {
+                Ok(FromAdapter::Line { bytes, after }) => {
+                    self.queued.fetch_sub(1, Ordering::SeqCst);
+                    let reply = parse_reply(&bytes, talk.check);
+                    if let (Ok(r), Some(last)) = (&reply, self.last_case) {
+                        if r.seq() == Some(last) {
+                            self.strays.push(Stray {
+                                seq: last,
+                                what: format!(
+                                    "the case was answered twice: {} came after its answer",
+                                    describe(r)
+                                ),
+                            });
+                            continue;
+                        }
+                    }
+                    if after < number {
+                        return Err(Fault::Protocol(format!(
+                            "the adapter wrote a reply before it was sent the request (an answer must follow its request): {}",
+                            preview(&bytes)
+                        )));
+                    }
+                    return reply;
+                }
+                Ok(FromAdapter::TooLong) => {
+                    return Err(Fault::Protocol(format!(
+                        "the answer is longer than {} bytes without a newline (--max-reply-bytes)",
+                        self.max_reply_bytes
+                    )));
+                }
+                Ok(FromAdapter::Flood) => {
+                    return Err(Fault::Protocol(format!(
+                        "the adapter wrote more than {MAX_QUEUED_REPLIES} replies it was not asked for"
+                    )));
+                }
+                Ok(FromAdapter::End) | Err(RecvTimeoutError::Disconnected) => {
+                    return Err(Fault::Crash(self.exit_description(
+                        "the adapter ended its output without answering",
+                    )));
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    // An adapter that exited while something it started holds its stdout
+                    // open has crashed: it is not waited for until the timeout.
+                    if exited.is_none() {
+                        if let Some(status) = self.process.exited() {
+                            exited = Some(status);
+                            deadline = deadline.min(Instant::now() + LAST_WORDS);
+                        }
+                    }
+                }
+            }
         }
     }
 
@@ -181,52 +321,74 @@ impl Persistent {
 
     fn exit_description(&mut self, what: &str) -> String {
         // Give a dying process a moment to be reaped, so its status can be told.
-        for _ in 0..50 {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return format!("{what}: it exited with {status}");
-            }
-            thread::sleep(Duration::from_millis(2));
+        match self
+            .process
+            .wait_until(Instant::now() + Duration::from_millis(100))
+        {
+            Some(status) => format!("{what}: it exited with {status}"),
+            None => what.to_owned(),
         }
-        what.to_owned()
     }
 
-    /// Sends `stop`, gives the adapter a moment to exit, then ends its process group.
-    pub fn stop(mut self) {
+    /// Sends `stop` and gives the adapter a moment to exit; it is ended with everything it
+    /// started when dropped. Returns the second replies seen until then.
+    pub fn stop(mut self) -> Vec<Stray> {
         if let Some(to) = self.to_adapter.take() {
             let _ = to.send(b"{\"type\":\"stop\"}\n".to_vec());
         }
         let deadline = Instant::now() + Duration::from_millis(500);
-        while Instant::now() < deadline {
-            if matches!(self.child.try_wait(), Ok(Some(_))) {
-                break;
+        while Instant::now() < deadline && !supervise::interrupted() {
+            match self.from_adapter.recv_timeout(POLL) {
+                Ok(FromAdapter::Line { bytes, .. }) => {
+                    if let (Ok(reply), Some(last)) =
+                        (serde_json::from_slice::<Reply>(&bytes), self.last_case)
+                    {
+                        if reply.seq() == Some(last) {
+                            self.strays.push(Stray {
+                                seq: last,
+                                what: format!(
+                                    "the case was answered twice: {} came after its answer",
+                                    describe(&reply)
+                                ),
+                            });
+                        }
+                    }
+                }
+                Ok(FromAdapter::End | FromAdapter::TooLong | FromAdapter::Flood)
+                | Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => {
+                    if self.process.exited().is_some() {
+                        break;
+                    }
+                }
             }
-            thread::sleep(Duration::from_millis(5));
         }
+        self.take_strays()
     }
 }
 
-impl Drop for Persistent {
-    fn drop(&mut self) {
-        self.to_adapter = None;
-        end_group(&mut self.child);
-    }
+/// What one-shot mode feeds the adapter on stdin.
+pub enum Input<'a> {
+    /// These bytes.
+    Bytes(&'a [u8]),
+    /// The bytes of this file, copied as the adapter reads them.
+    File(&'a Path),
 }
 
 /// Runs a one-shot adapter on one stream.
 pub fn oneshot(
     argv: &[String],
     env: &[(&str, String)],
-    input: &[u8],
-    timeout: Duration,
-    check: Option<&dyn ProtocolCheck>,
+    input: &Input<'_>,
+    talk: Talk<'_>,
 ) -> (Result<Reply, Fault>, String) {
     let mut command = piped(argv);
     command.env("ASR_CTK_PROTOCOL", PROTOCOL_VERSION.to_string());
     for (key, value) in env {
         command.env(key, value);
     }
-    let mut child = match command.spawn() {
-        Ok(child) => child,
+    let mut process = match supervise::spawn(&mut command) {
+        Ok(process) => process,
         Err(e) => {
             return (
                 Err(Fault::Crash(format!(
@@ -237,71 +399,104 @@ pub fn oneshot(
             );
         }
     };
+    let child = &mut process.child;
     let (Some(mut stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
-        end_group(&mut child);
         return (
             Err(Fault::Crash("no standard streams".into())),
             String::new(),
         );
     };
-    let input = input.to_vec();
-    thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let (done, output) = sync_channel::<Result<Vec<u8>, ()>>(1);
+    match input {
+        Input::Bytes(bytes) => {
+            let bytes = bytes.to_vec();
+            thread::spawn(move || {
+                let _ = stdin.write_all(&bytes);
+            });
+        }
+        Input::File(path) => {
+            let file = std::fs::File::open(path);
+            thread::spawn(move || {
+                if let Ok(mut file) = file {
+                    let _ = std::io::copy(&mut file, &mut stdin);
+                }
+            });
+        }
+    }
+    let max = talk.max_reply_bytes;
+    let (done, output) = channel::<std::io::Result<Vec<u8>>>();
     thread::spawn(move || {
         let mut bytes = Vec::new();
-        let read = stdout
-            .take(MAX_REPLY_BYTES as u64 + 1)
-            .read_to_end(&mut bytes);
-        let _ = done.send(read.map(|_| bytes).map_err(|_| ()));
+        let read = stdout.take(max as u64 + 1).read_to_end(&mut bytes);
+        let _ = done.send(read.map(|_| bytes));
     });
     let tail = Arc::new(Mutex::new(Tail::default()));
     let sink = Arc::clone(&tail);
     thread::spawn(move || read_stderr(stderr, &sink));
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if Instant::now() >= deadline => break None,
-            Ok(None) => thread::sleep(Duration::from_millis(1)),
-            Err(_) => break None,
+    let stderr_text = || tail.lock().map(|t| t.text()).unwrap_or_default();
+    let deadline = Instant::now() + talk.timeout;
+    let mut status = None;
+    let read = loop {
+        if supervise::interrupted() {
+            process.end();
+            return (Err(Fault::Interrupted), stderr_text());
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            process.end();
+            return (
+                Err(Fault::Timeout(format!(
+                    "no answer within {} s",
+                    talk.timeout.as_secs_f64()
+                ))),
+                stderr_text(),
+            );
+        }
+        match output.recv_timeout(POLL.min(deadline - now)) {
+            Ok(read) => break read,
+            Err(RecvTimeoutError::Disconnected) => {
+                break Err(std::io::Error::other("the output reader stopped"));
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                if let Some(exit) = process.exited() {
+                    // The adapter is done: what it started may still hold its stdout open.
+                    // Ending them closes it, and the answer already written is read whole.
+                    status = Some(exit);
+                    process.end();
+                    break output
+                        .recv_timeout(Duration::from_secs(1))
+                        .unwrap_or_else(|_| Err(std::io::Error::other("its output stayed open")));
+                }
+            }
         }
     };
-    let stderr_text = || tail.lock().map(|t| t.text()).unwrap_or_default();
-    let Some(status) = status else {
-        end_group(&mut child);
-        return (
-            Err(Fault::Timeout(format!(
-                "no answer within {} s",
-                timeout.as_secs_f64()
-            ))),
-            stderr_text(),
-        );
+    let status = status.or_else(|| process.wait_until(Instant::now() + LAST_WORDS));
+    process.end();
+    let exit = status.map_or_else(
+        || "before it exited".to_owned(),
+        |s| format!("exited with {s}"),
+    );
+    let bytes = match read {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            let fault = Fault::Crash(format!("{exit}; its output could not be read: {e}"));
+            return (Err(fault), stderr_text());
+        }
     };
-    end_group(&mut child);
-    let Ok(Ok(bytes)) = output.recv_timeout(Duration::from_secs(1)) else {
-        let fault = Fault::Crash(format!(
-            "exited with {status}; its output could not be read"
-        ));
-        return (Err(fault), stderr_text());
-    };
-    let result = if bytes.len() > MAX_REPLY_BYTES {
+    let result = if bytes.len() > talk.max_reply_bytes {
         Err(Fault::Protocol(format!(
-            "the answer is longer than {MAX_REPLY_BYTES} bytes"
+            "the answer is longer than {} bytes (--max-reply-bytes)",
+            talk.max_reply_bytes
         )))
     } else if bytes.iter().all(u8::is_ascii_whitespace) {
-        Err(Fault::Crash(format!(
-            "exited with {status} without answering"
-        )))
+        Err(Fault::Crash(format!("{exit} without answering")))
     } else {
         let text = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
         if text.contains(&b'\n') {
             Err(Fault::Protocol("the answer is more than one line".into()))
         } else {
-            parse_reply(text, check)
+            parse_reply(text, talk.check)
         }
     };
     (result, stderr_text())
@@ -309,6 +504,7 @@ pub fn oneshot(
 
 /// The adapter command with its standard streams piped, in a process group of its own.
 fn piped(argv: &[String]) -> Command {
+    use std::os::unix::process::CommandExt;
     let mut command = Command::new(&argv[0]);
     command
         .args(&argv[1..])
@@ -367,17 +563,33 @@ pub fn describe(reply: &Reply) -> &'static str {
     }
 }
 
-fn write_requests(mut stdin: ChildStdin, requests: &Receiver<Vec<u8>>) {
+/// Writes requests in their own thread, so that an adapter that does not read its input
+/// blocks only this thread: the deadlines are kept by the thread that waits for answers.
+fn write_requests(
+    mut stdin: ChildStdin,
+    requests: &Receiver<Vec<u8>>,
+    begun: &AtomicU64,
+    written: &AtomicU64,
+) {
     while let Ok(line) = requests.recv() {
+        begun.fetch_add(1, Ordering::SeqCst);
         if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
             return;
         }
+        written.fetch_add(1, Ordering::SeqCst);
     }
 }
 
-/// Reads reply lines, stopping at the first one over the bound: the adapter is ended then,
-/// so the rest of a flood is never read.
-fn read_replies(stdout: std::process::ChildStdout, replies: &SyncSender<FromAdapter>) {
+/// Reads reply lines, each tagged with the requests begun when it was read, stopping at the
+/// first one over the bound or when too many are queued: the adapter is ended then, so the
+/// rest of a flood is never read.
+fn read_replies(
+    stdout: std::process::ChildStdout,
+    replies: &Sender<FromAdapter>,
+    begun: &AtomicU64,
+    queued: &AtomicUsize,
+    max: usize,
+) {
     let mut reader = BufReader::with_capacity(64 << 10, stdout);
     let mut line = Vec::new();
     loop {
@@ -394,18 +606,22 @@ fn read_replies(stdout: std::process::ChildStdout, replies: &SyncSender<FromAdap
             None => (available, false),
         };
         let taken = chunk.len() + usize::from(found);
-        if line.len() + chunk.len() > MAX_REPLY_BYTES {
+        if line.len() + chunk.len() > max {
             let _ = replies.send(FromAdapter::TooLong);
             return;
         }
         line.extend_from_slice(chunk);
         reader.consume(taken);
-        if found
-            && replies
-                .send(FromAdapter::Line(std::mem::take(&mut line)))
-                .is_err()
-        {
-            return;
+        if found {
+            if queued.fetch_add(1, Ordering::SeqCst) >= MAX_QUEUED_REPLIES {
+                let _ = replies.send(FromAdapter::Flood);
+                return;
+            }
+            let after = begun.load(Ordering::SeqCst);
+            let bytes = std::mem::take(&mut line);
+            if replies.send(FromAdapter::Line { bytes, after }).is_err() {
+                return;
+            }
         }
     }
     let _ = replies.send(FromAdapter::End);
@@ -419,7 +635,12 @@ fn read_stderr(mut stderr: std::process::ChildStderr, tail: &Arc<Mutex<Tail>>) {
     let mut buffer = [0u8; 8192];
     loop {
         match stderr.read(&mut buffer) {
-            Ok(0) | Err(_) => return,
+            Ok(0) | Err(_) => {
+                if let Ok(mut tail) = tail.lock() {
+                    tail.ended = true;
+                }
+                return;
+            }
             Ok(n) => {
                 if let Ok(mut tail) = tail.lock() {
                     tail.push(&buffer[..n]);
@@ -434,6 +655,8 @@ fn read_stderr(mut stderr: std::process::ChildStderr, tail: &Arc<Mutex<Tail>>) {
 struct Tail {
     bytes: std::collections::VecDeque<u8>,
     dropped: u64,
+    /// The stream reached its end.
+    ended: bool,
 }
 
 impl Tail {
@@ -460,15 +683,6 @@ impl Tail {
             text
         }
     }
-}
-
-/// Ends a process and everything in its group, and reaps it.
-fn end_group(child: &mut Child) {
-    if let Ok(pid) = i32::try_from(child.id()) {
-        let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
-    }
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 /// Splits a command line into argv the way a shell would split it, without a shell: white

@@ -1,21 +1,26 @@
 //! `asr-ctk run`: the corpus against an implementation, through its adapter.
 
 pub mod adapter;
+mod drive;
 mod expect;
+pub mod supervise;
 mod write;
 
+use crate::limits::LimitArgs;
 use crate::{corpus, exit};
-use adapter::{Fault, Persistent, ProtocolCheck};
+use adapter::{Fault, ProtocolCheck, Talk};
 use anyhow::{Context, Result, bail};
 use asr_suite::case::Case;
-use asr_suite::conformance::{AdapterInfo, CaseResult, Outcome, RunReport, now_rfc3339};
+use asr_suite::conformance::{
+    AdapterInfo, CaseResult, KEPT_BYTES, Outcome, RunReport, now_rfc3339,
+};
 use asr_suite::judge::{Strictness, judge_reader, judge_validator};
 use asr_suite::protocol::{CaseRequest, ProtocolRole, Reply, StreamInput, base64_encode};
+use asr_suite::render::escape_controls;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[derive(Debug, clap::Args)]
 #[expect(
@@ -69,6 +74,8 @@ pub struct Args {
     /// No progress output.
     #[arg(long)]
     quiet: bool,
+    #[command(flatten)]
+    limits: LimitArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -84,23 +91,22 @@ pub fn run(args: &Args) -> Result<u8> {
         Some(RoleArg::Reader) => vec![ProtocolRole::Reader],
         None => vec![ProtocolRole::Validator, ProtocolRole::Reader],
     };
-    let selections: Vec<(ProtocolRole, Vec<&Case>)> = roles
-        .iter()
-        .map(|role| Ok((*role, select(&corpus, args, *role)?)))
-        .collect::<Result<_>>()?;
-    let total: usize = selections.iter().map(|(_, s)| s.len()).sum();
-    if total == 0 {
+    // Every case once per role, validator cases first: one adapter process serves all roles.
+    let mut items: Vec<(ProtocolRole, &Case)> = Vec::new();
+    for role in &roles {
+        items.extend(
+            select(&corpus, args, *role)?
+                .into_iter()
+                .map(|c| (*role, c)),
+        );
+    }
+    if items.is_empty() {
         bail!("no case matches the selection (--rule, --case, --role, --shard)");
     }
-    let command = if let Some(line) = &args.adapter {
-        adapter::split_command(line).map_err(|e| anyhow::anyhow!("--adapter: {e}"))?
-    } else {
-        let exe = std::env::current_exe().context("failed to find the asr-ctk executable")?;
-        vec![
-            exe.to_string_lossy().into_owned(),
-            "adapter".into(),
-            "reference".into(),
-        ]
+    let limits = args.limits.limits()?;
+    let command = match &args.adapter {
+        Some(line) => adapter_command(line)?,
+        None => reference_command(limits)?,
     };
     anyhow::ensure!(
         args.timeout > 0.0 && args.timeout.is_finite(),
@@ -109,37 +115,27 @@ pub fn run(args: &Args) -> Result<u8> {
     anyhow::ensure!(args.jobs >= 1, "--jobs must be at least 1");
     let expectations = args.expect.as_deref().map(expect::load).transpose()?;
     let checker = args.validate_protocol.then(SchemaCheck::new).transpose()?;
-    let mut settings = Settings {
+    supervise::init().context("failed to set up the supervision of adapters")?;
+    let settings = Settings {
         argv: command.clone(),
-        timeout: Duration::from_secs_f64(args.timeout),
-        role: ProtocolRole::Validator,
+        talk: Talk {
+            timeout: Duration::from_secs_f64(args.timeout),
+            max_reply_bytes: limits.max_reply_bytes,
+            check: checker.as_ref().map(|c| c as &dyn ProtocolCheck),
+        },
         strictness: Strictness {
             pointers: args.strict_pointers,
         },
-        check: checker.as_ref().map(|c| c as &dyn ProtocolCheck),
     };
-    let progress = Progress::new(total, args.quiet);
+    let progress = Progress::new(items.len(), args.quiet);
     let started_at = now_rfc3339();
-    let mut results = Vec::with_capacity(total);
-    let mut identity = None;
-    for (role, selected) in &selections {
-        if selected.is_empty() {
-            continue;
-        }
-        settings.role = *role;
-        let (mut done, started) = if args.oneshot {
-            run_oneshot(&settings, selected, &progress)
-        } else {
-            run_persistent(&settings, selected, &progress, args.jobs, args.max_restarts)
-        };
-        for result in &mut done {
-            result.role = *role;
-        }
-        results.extend(done);
-        identity = identity.or(started);
-    }
+    let driven = if args.oneshot {
+        drive::oneshot(&settings, &items, &progress)
+    } else {
+        drive::persistent(&settings, &items, &progress, args.jobs, args.max_restarts)
+    };
     progress.finish();
-    let (implementation, roles) = match identity {
+    let (implementation, roles) = match driven.identity {
         Some(Reply::Started {
             implementation,
             roles,
@@ -161,12 +157,32 @@ pub fn run(args: &Args) -> Result<u8> {
     let mut report = RunReport::new(
         &corpus,
         adapter,
-        results,
+        driven.results,
         args.shard.iter().cloned().collect(),
     )
     .context("failed to read the corpus for its digest")?;
     report.started_at = started_at;
+    report.interrupted = supervise::interrupted();
+    report.incomplete = driven.incomplete;
+    if let Some((fault, stderr)) = &driven.never_started {
+        write::reports(&report, &args.out)?;
+        eprintln!(
+            "asr-ctk: the adapter did not start: {}",
+            escape_controls(&fault.to_string())
+        );
+        if !stderr.trim().is_empty() {
+            eprintln!(
+                "asr-ctk: what it wrote to stderr:\n{}",
+                escape_controls(stderr.trim_end())
+            );
+        }
+        eprintln!("asr-ctk: no case was run; reports: {}", args.out.display());
+        return Ok(exit::HARNESS);
+    }
     write_reports(&report, &args.out)?;
+    if report.interrupted {
+        return Ok(exit::INTERRUPTED);
+    }
     match &expectations {
         Some(known) => {
             let check = expect::compare(known, &report);
@@ -185,6 +201,49 @@ pub fn run(args: &Args) -> Result<u8> {
     }
 }
 
+/// A unified diff of two texts, over at most [`KEPT_BYTES`] of each and within a second:
+/// an answer of a million findings must not take the diff quadratic time.
+pub fn unified_diff(old: &str, new: &str, (from, to): (&str, &str)) -> String {
+    let head = |text: &str| -> String {
+        if text.len() <= KEPT_BYTES {
+            return text.to_owned();
+        }
+        let mut end = KEPT_BYTES;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!(
+            "{}\n[{} more bytes not compared]\n",
+            &text[..end],
+            text.len() - end
+        )
+    };
+    let (old, new) = (head(old), head(new));
+    similar::TextDiff::configure()
+        .timeout(Duration::from_secs(1))
+        .diff_lines(&old, &new)
+        .unified_diff()
+        .header(from, to)
+        .to_string()
+}
+
+/// An adapter command line split into argv (`reference` is not special here).
+pub fn adapter_command(line: &str) -> Result<Vec<String>> {
+    adapter::split_command(line).map_err(|e| anyhow::anyhow!("--adapter {line}: {e}"))
+}
+
+/// The kit's own reference adapter, with the kit's limits.
+pub fn reference_command(limits: crate::limits::Limits) -> Result<Vec<String>> {
+    let exe = std::env::current_exe().context("failed to find the asr-ctk executable")?;
+    let mut argv = vec![
+        exe.to_string_lossy().into_owned(),
+        "adapter".into(),
+        "reference".into(),
+    ];
+    argv.extend(limits.as_args());
+    Ok(argv)
+}
+
 /// Writes a run's report files and prints its per-rule summary.
 pub fn write_reports(report: &RunReport, dir: &std::path::Path) -> Result<()> {
     write::reports(report, dir)?;
@@ -198,10 +257,8 @@ pub fn write_report_files(report: &RunReport, dir: &std::path::Path) -> Result<(
 
 struct Settings<'a> {
     argv: Vec<String>,
-    timeout: Duration,
-    role: ProtocolRole,
+    talk: Talk<'a>,
     strictness: Strictness,
-    check: Option<&'a dyn ProtocolCheck>,
 }
 
 /// The cases of one role that the filters select (possibly none).
@@ -249,17 +306,29 @@ fn parse_shard(text: &str) -> Result<(usize, usize)> {
     Ok((i, n))
 }
 
-/// The request for one case: its streams read, base64-encoded, with their absolute paths.
-pub fn request(case: &Case, seq: u64, role: ProtocolRole) -> Result<CaseRequest, String> {
+/// The request for one case: its streams with their absolute paths, and their bytes in
+/// base64 unless the adapter reads streams by path.
+pub fn request(
+    case: &Case,
+    seq: u64,
+    role: ProtocolRole,
+    by_path: bool,
+) -> Result<CaseRequest, String> {
     let mut streams = Vec::with_capacity(case.streams.len());
     for (part, path) in &case.streams {
-        let bytes =
-            std::fs::read(path).map_err(|e| format!("failed to read {}: {e}", path.display()))?;
-        let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+        let absolute = std::fs::canonicalize(path)
+            .map_err(|e| format!("failed to read {}: {e}", path.display()))?;
+        let data = if by_path {
+            None
+        } else {
+            let bytes = std::fs::read(path)
+                .map_err(|e| format!("failed to read {}: {e}", path.display()))?;
+            Some(base64_encode(&bytes))
+        };
         streams.push(StreamInput {
             part: part.clone(),
             path: absolute.to_string_lossy().into_owned(),
-            data: base64_encode(&bytes),
+            data,
         });
     }
     Ok(CaseRequest {
@@ -272,8 +341,15 @@ pub fn request(case: &Case, seq: u64, role: ProtocolRole) -> Result<CaseRequest,
     })
 }
 
-fn blank(case: &Case, outcome: Outcome, detail: impl Into<String>) -> CaseResult {
+/// The result of a case for a role, with an outcome and what happened.
+fn blank(
+    case: &Case,
+    role: ProtocolRole,
+    outcome: Outcome,
+    detail: impl Into<String>,
+) -> CaseResult {
     CaseResult {
+        role,
         detail: Some(detail.into()),
         ..CaseResult::new(
             case.name.clone(),
@@ -284,26 +360,35 @@ fn blank(case: &Case, outcome: Outcome, detail: impl Into<String>) -> CaseResult
     }
 }
 
-fn from_fault(case: &Case, fault: Fault) -> CaseResult {
+/// The result of a case whose answer did not come, or broke the protocol.
+fn from_fault(case: &Case, role: ProtocolRole, fault: Fault) -> CaseResult {
     match fault {
-        Fault::Timeout(d) => blank(case, Outcome::Timeout, d),
-        Fault::Crash(d) => blank(case, Outcome::Crash, d),
-        Fault::Protocol(d) => blank(case, Outcome::ProtocolError, d),
+        Fault::Timeout(d) => blank(case, role, Outcome::Timeout, d),
+        Fault::Crash(d) => blank(case, role, Outcome::Crash, d),
+        Fault::Protocol(d) => blank(case, role, Outcome::ProtocolError, d),
+        Fault::Interrupted => blank(
+            case,
+            role,
+            Outcome::NotRun,
+            "not run: the run was interrupted",
+        ),
     }
 }
 
 /// Judges a reply, or tells why it breaks the protocol.
 fn judged(
     case: &Case,
+    role: ProtocolRole,
     seq: u64,
     reply: Reply,
     settings: &Settings<'_>,
 ) -> Result<CaseResult, Fault> {
     match reply {
-        Reply::Answered { seq: echoed, .. } if echoed != seq => Err(Fault::Protocol(format!(
-            "the answer echoes seq {echoed}; the request's seq was {seq}"
-        ))),
-        Reply::Skipped { seq: echoed, .. } | Reply::Error { seq: echoed, .. } if echoed != seq => {
+        Reply::Answered { seq: echoed, .. }
+        | Reply::Skipped { seq: echoed, .. }
+        | Reply::Error { seq: echoed, .. }
+            if echoed != seq =>
+        {
             Err(Fault::Protocol(format!(
                 "the answer echoes seq {echoed}; the request's seq was {seq}"
             )))
@@ -316,12 +401,13 @@ fn judged(
                     case.streams.len()
                 )));
             }
-            let judgement = match settings.role {
+            let judgement = match role {
                 ProtocolRole::Reader => judge_reader(case, &streams),
                 _ => judge_validator(case, &streams, settings.strictness),
             };
             let mut result = blank(
                 case,
+                role,
                 if judgement.pass {
                     Outcome::Pass
                 } else {
@@ -332,293 +418,37 @@ fn judged(
             if judgement.reasons.is_empty() {
                 result.detail = None;
             }
+            let catalog = asr_suite::catalog::Catalog::embedded();
+            result.note_unknown_rules(
+                streams
+                    .iter()
+                    .flat_map(|s| s.diagnostics.iter().map(|d| d.rule.as_str())),
+                |rule| catalog.knows(rule),
+            );
             if !judgement.pass {
-                result.diff = Some(
-                    similar::TextDiff::from_lines(&judgement.expected_text, &judgement.actual_text)
-                        .unified_diff()
-                        .header("expected", "actual")
-                        .to_string(),
-                );
+                result.diff = Some(unified_diff(
+                    &judgement.expected_text,
+                    &judgement.actual_text,
+                    ("expected", "actual"),
+                ));
                 result.expected = Some(judgement.expected_text);
                 result.actual = Some(judgement.actual_text);
             }
-            Ok(result)
+            Ok(result.capped(KEPT_BYTES))
         }
         Reply::Skipped { reason, issue, .. } => {
-            let mut result = blank(case, Outcome::Skipped, reason);
+            let mut result = blank(case, role, Outcome::Skipped, reason);
             result.issue = issue;
-            Ok(result)
+            Ok(result.capped(KEPT_BYTES))
         }
-        Reply::Error { message, .. } => Ok(blank(case, Outcome::Error, message)),
+        Reply::Error { message, .. } => {
+            Ok(blank(case, role, Outcome::Error, message).capped(KEPT_BYTES))
+        }
         other => Err(Fault::Protocol(format!(
             "the adapter answered a case with {}",
             adapter::describe(&other)
         ))),
     }
-}
-
-fn run_persistent(
-    settings: &Settings<'_>,
-    cases: &[&Case],
-    progress: &Progress,
-    jobs: usize,
-    max_restarts: usize,
-) -> (Vec<CaseResult>, Option<Reply>) {
-    let next = AtomicUsize::new(0);
-    let restarts = AtomicUsize::new(0);
-    let never_started: Mutex<Option<Fault>> = Mutex::new(None);
-    let identity: Mutex<Option<Reply>> = Mutex::new(None);
-    let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; cases.len()]);
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.min(cases.len()) {
-            scope.spawn(|| {
-                let mut adapter: Option<Persistent> = None;
-                let mut started_once = false;
-                loop {
-                    let index = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(case) = cases.get(index) else { break };
-                    let result = persistent_case(
-                        case,
-                        index,
-                        settings,
-                        &mut adapter,
-                        &mut started_once,
-                        &restarts,
-                        max_restarts,
-                        &never_started,
-                        &identity,
-                    );
-                    progress.record(&result);
-                    if let Ok(mut all) = results.lock() {
-                        all[index] = Some(result);
-                    }
-                }
-                if let Some(adapter) = adapter.take() {
-                    adapter.stop();
-                }
-            });
-        }
-    });
-    let results = results
-        .into_inner()
-        .unwrap_or_default()
-        .into_iter()
-        .flatten()
-        .collect();
-    (results, identity.into_inner().unwrap_or_default())
-}
-
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the worker's state, passed down once per case"
-)]
-fn persistent_case(
-    case: &Case,
-    index: usize,
-    settings: &Settings<'_>,
-    adapter: &mut Option<Persistent>,
-    started_once: &mut bool,
-    restarts: &AtomicUsize,
-    max_restarts: usize,
-    never_started: &Mutex<Option<Fault>>,
-    identity: &Mutex<Option<Reply>>,
-) -> CaseResult {
-    if let Ok(Some(fault)) = never_started.lock().as_deref() {
-        // The adapter never got through `start`: every case has that outcome, without
-        // waiting out the timeout again for each.
-        let mut result = from_fault(case, fault.clone());
-        result.detail = result
-            .detail
-            .map(|d| format!("not run: the adapter never started: {d}"));
-        return result;
-    }
-    if adapter.is_none() {
-        if *started_once && restarts.fetch_add(1, Ordering::SeqCst) >= max_restarts {
-            return blank(
-                case,
-                Outcome::Crash,
-                format!(
-                    "not run: the adapter was restarted {max_restarts} times already (--max-restarts)"
-                ),
-            );
-        }
-        match Persistent::start(&settings.argv, settings.timeout, settings.check) {
-            Ok((started, reply)) => {
-                if let Ok(mut id) = identity.lock() {
-                    if id.is_none() {
-                        *id = Some(reply.clone());
-                    }
-                }
-                *adapter = Some(started);
-                *started_once = true;
-            }
-            Err(fault) => {
-                if !*started_once {
-                    if let Ok(mut first) = never_started.lock() {
-                        first.get_or_insert_with(|| fault.clone());
-                    }
-                }
-                return from_fault(case, fault);
-            }
-        }
-    }
-    if let Ok(Some(Reply::Started { roles, .. })) = identity.lock().as_deref() {
-        if !roles.contains(&settings.role) {
-            return blank(
-                case,
-                Outcome::Skipped,
-                format!(
-                    "the adapter does not play the {} role",
-                    settings.role.as_str()
-                ),
-            );
-        }
-    }
-    let seq = index as u64 + 1;
-    let request = match request(case, seq, settings.role) {
-        Ok(request) => request,
-        Err(e) => {
-            return blank(
-                case,
-                Outcome::Error,
-                format!("the kit could not read the case: {e}"),
-            );
-        }
-    };
-    let Some(running) = adapter.as_mut() else {
-        return blank(case, Outcome::Crash, "no adapter");
-    };
-    let began = Instant::now();
-    let answer = running.ask(&request, settings.timeout, settings.check);
-    let millis = u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let stderr = running.stderr();
-    let mut result = match answer.and_then(|reply| judged(case, seq, reply, settings)) {
-        Ok(result) => result,
-        Err(fault) => {
-            // The adapter's state is unknown after a fault: end it; the next case restarts it.
-            *adapter = None;
-            from_fault(case, fault)
-        }
-    };
-    result.millis = millis;
-    result.stderr = (!stderr.is_empty()).then_some(stderr);
-    result
-}
-
-fn run_oneshot(
-    settings: &Settings<'_>,
-    cases: &[&Case],
-    progress: &Progress,
-) -> (Vec<CaseResult>, Option<Reply>) {
-    let handshake = [("ASR_CTK_HANDSHAKE", "1".to_owned())];
-    let (reply, _) = adapter::oneshot(
-        &settings.argv,
-        &handshake,
-        b"",
-        settings.timeout,
-        settings.check,
-    );
-    let identity = match reply {
-        Ok(reply @ Reply::Started { .. }) => Some(reply),
-        Ok(other) => {
-            let fault = format!(
-                "the adapter answered the handshake with {}",
-                adapter::describe(&other)
-            );
-            return (
-                fail_all(cases, Outcome::ProtocolError, &fault, progress),
-                None,
-            );
-        }
-        Err(fault) => {
-            let (outcome, detail) = match fault {
-                Fault::Timeout(d) => (Outcome::Timeout, d),
-                Fault::Crash(d) => (Outcome::Crash, d),
-                Fault::Protocol(d) => (Outcome::ProtocolError, d),
-            };
-            return (
-                fail_all(
-                    cases,
-                    outcome,
-                    &format!("not run: the handshake failed: {detail}"),
-                    progress,
-                ),
-                None,
-            );
-        }
-    };
-    let plays =
-        matches!(&identity, Some(Reply::Started { roles, .. }) if roles.contains(&settings.role));
-    let mut results = Vec::with_capacity(cases.len());
-    for case in cases {
-        let result = if !plays {
-            blank(
-                case,
-                Outcome::Skipped,
-                format!(
-                    "the adapter does not play the {} role",
-                    settings.role.as_str()
-                ),
-            )
-        } else if case.streams.len() != 1 {
-            blank(
-                case,
-                Outcome::Skipped,
-                "not run by the kit: a case of several streams needs persistent mode",
-            )
-        } else {
-            match std::fs::read(&case.streams[0].1) {
-                Err(e) => blank(
-                    case,
-                    Outcome::Error,
-                    format!("the kit could not read the case: {e}"),
-                ),
-                Ok(bytes) => {
-                    let env = [
-                        ("ASR_CTK_ROLE", settings.role.as_str().to_owned()),
-                        ("ASR_CTK_CASE", case.name.clone()),
-                        ("ASR_CTK_CASE_ID", case.sidecar.id.clone()),
-                        ("ASR_CTK_RULES", case.sidecar.rules.join(",")),
-                    ];
-                    let began = Instant::now();
-                    let (answer, stderr) = adapter::oneshot(
-                        &settings.argv,
-                        &env,
-                        &bytes,
-                        settings.timeout,
-                        settings.check,
-                    );
-                    let mut result = match answer.and_then(|reply| judged(case, 0, reply, settings))
-                    {
-                        Ok(result) => result,
-                        Err(fault) => from_fault(case, fault),
-                    };
-                    result.millis = u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX);
-                    result.stderr = (!stderr.is_empty()).then_some(stderr);
-                    result
-                }
-            }
-        };
-        progress.record(&result);
-        results.push(result);
-    }
-    (results, identity)
-}
-
-fn fail_all(
-    cases: &[&Case],
-    outcome: Outcome,
-    detail: &str,
-    progress: &Progress,
-) -> Vec<CaseResult> {
-    cases
-        .iter()
-        .map(|case| {
-            let result = blank(case, outcome, detail);
-            progress.record(&result);
-            result
-        })
-        .collect()
 }
 
 /// The protocol schemas, compiled, for `--validate-protocol`.
@@ -688,10 +518,23 @@ impl Progress {
 
     fn record(&self, result: &CaseResult) {
         let done = self.done.fetch_add(1, Ordering::SeqCst) + 1;
+        self.show(result, done);
+    }
+
+    /// A case whose outcome changed after it was recorded (it was answered twice).
+    fn amended(&self, result: &CaseResult) {
+        self.show(result, self.done.load(Ordering::SeqCst));
+    }
+
+    fn show(&self, result: &CaseResult, done: usize) {
         if let Some(bar) = &self.bar {
             bar.inc(1);
             if result.outcome.is_failure() {
-                bar.println(format!("{} {}", result.outcome.as_str(), result.name));
+                bar.println(format!(
+                    "{} {}",
+                    result.outcome.as_str(),
+                    escape_controls(&result.name)
+                ));
             }
         } else if !self.quiet && result.outcome.is_failure() {
             eprintln!(
@@ -699,7 +542,7 @@ impl Progress {
                 self.total,
                 result.outcome.as_str(),
                 result.name,
-                result.detail.as_deref().unwrap_or("")
+                escape_controls(result.detail.as_deref().unwrap_or(""))
             );
         }
     }

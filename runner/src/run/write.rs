@@ -3,7 +3,7 @@
 use super::expect::Comparison;
 use anyhow::{Context, Result};
 use asr_suite::conformance::{Outcome, RuleVerdict, RunReport};
-use asr_suite::render;
+use asr_suite::render::{self, escape_controls};
 use std::io::Write;
 use std::path::Path;
 
@@ -31,7 +31,7 @@ pub fn summary(report: &RunReport, dir: &Path) -> Result<()> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     let who = report.adapter.implementation.as_ref().map_or_else(
         || "an adapter that never started".to_owned(),
-        |i| format!("{} {} ({})", i.name, i.version, i.language),
+        |i| escape_controls(&format!("{} {} ({})", i.name, i.version, i.language)).into_owned(),
     );
     writeln!(
         out,
@@ -82,6 +82,40 @@ pub fn summary(report: &RunReport, dir: &Path) -> Result<()> {
         })
         .collect();
     writeln!(out, "cases: {}", totals.join(", "))?;
+    if let Some(why) = &report.incomplete {
+        writeln!(out, "incomplete: {}", escape_controls(why))?;
+    }
+    // In the order the answers cited them first.
+    let mut unknown: Vec<(&str, usize)> = Vec::new();
+    let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for case in &report.cases {
+        for rule in &case.unknown_rules {
+            let index = *at.entry(rule.as_str()).or_insert_with(|| {
+                unknown.push((rule.as_str(), 0));
+                unknown.len() - 1
+            });
+            unknown[index].1 += 1;
+        }
+    }
+    if !unknown.is_empty() {
+        let listed: Vec<String> = unknown
+            .iter()
+            .take(10)
+            .map(|(rule, n)| format!("{} ({n} cases)", escape_controls(rule)))
+            .collect();
+        let more = unknown.len().saturating_sub(10);
+        writeln!(
+            out,
+            "answers cite {} rule id(s) the catalog does not know: {}{}",
+            unknown.len(),
+            listed.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        )?;
+    }
     writeln!(
         out,
         "reports: {}",

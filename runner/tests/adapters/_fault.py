@@ -14,6 +14,7 @@ makes it misbehave.
 
 import json
 import os
+import subprocess
 import sys
 
 
@@ -44,6 +45,36 @@ def answered(request):
 def answer(request, number):
     """The normal case handler: answers the case."""
     send(answered(request))
+
+
+def linger(script, detach=False, hold_stdout=False):
+    """Starts a process that sleeps for two minutes and whose command line names `script`, so
+    that a test can tell whether it outlived the run.
+
+    `detach`: it leaves this process's group and session, and is re-parented away from this
+    process (setsid and a double fork), as a daemon does. `hold_stdout`: it keeps this
+    process's stdout open (otherwise its standard streams are /dev/null).
+    """
+    # The command line names the script and the arguments it was given, as the adapter's does.
+    args = [sys.executable, "-c", "import time; time.sleep(120)", os.path.abspath(script)]
+    args += sys.argv[1:]
+    if not detach:
+        subprocess.Popen(args, stdin=subprocess.DEVNULL,
+                         stdout=None if hold_stdout else subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+        return
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        if os.fork() == 0:
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, 0)
+            if not hold_stdout:
+                os.dup2(null, 1)
+            os.dup2(null, 2)
+            os.execv(sys.executable, args)
+        os._exit(0)
+    os.waitpid(pid, 0)
 
 
 def run(script, case=answer, start=send):

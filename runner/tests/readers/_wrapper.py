@@ -28,17 +28,22 @@ BOM = b"\xef\xbb\xbf"
 
 
 class Stream:
-    """A stream of a case request, decoded from its base64 `data`, read as the reading
-    section of PROTOCOL.md says: the first line is the header (when it is a `session`), every
+    """A stream of a case request, decoded from its base64 `data` (or read from its `path`
+    when the kit sent no data, as it does for a reference that reads streams by path), read
+    as the reading section of PROTOCOL.md says: the first line is the header (when it is a `session`), every
     other line with an `id` is a record, and a repeated id keeps its first record. Lines that
     are not JSON objects are left out."""
 
-    def __init__(self, data):
+    def __init__(self, data, path=None):
         self.header = None
         self.records = {}  # id -> record object, in stream order
         try:
-            raw = base64.b64decode(data or "", validate=False)
-        except (ValueError, TypeError):
+            if data is None and path:
+                with open(path, "rb") as stream:
+                    raw = stream.read()
+            else:
+                raw = base64.b64decode(data or "", validate=False)
+        except (ValueError, TypeError, OSError):
             raw = b""
         first = True
         for line in raw.split(b"\n"):
@@ -165,7 +170,7 @@ def mutate_reply(reply, request, mutate):
             continue
         reading = copy.deepcopy(answer["reading"])
         try:
-            mutate(reading, Stream(asked.get("data")))
+            mutate(reading, Stream(asked.get("data"), asked.get("path")))
         except Exception as error:  # a reading of an unexpected shape: leave it as it is
             sys.stderr.write(f"wrong reader: reading left unchanged: {error!r}\n")
             sys.stderr.flush()
