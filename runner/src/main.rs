@@ -11,6 +11,7 @@ mod rules;
 mod run;
 mod spec_check;
 mod validate;
+mod walk;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;

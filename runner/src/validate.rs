@@ -1,6 +1,6 @@
 //! `asr-ctk validate`.
 
-use crate::{Format, exit};
+use crate::{Format, exit, walk};
 use anyhow::{Context, Result};
 use asr_suite::check::{
     CheckOptions, DEFAULT_MAX_LINE_BYTES, StreamReport, check_reader, check_related,
@@ -45,15 +45,16 @@ pub fn run(args: &Args) -> Result<u8> {
         disabled: args.disable.iter().cloned().collect(),
         max_line_bytes: args.max_line_bytes,
     };
-    let mut names = Vec::new();
-    for path in &args.files {
-        expand(path, &mut names).with_context(|| format!("failed to list {}", path.display()))?;
+    let walk = walk::walk(&args.files);
+    let mut failed = false;
+    for note in &walk.notes {
+        eprintln!("asr-ctk: {note}");
+        failed |= note.is_failure();
     }
     let mut reports: Vec<(String, StreamReport)> = Vec::new();
-    let mut failed = false;
-    for name in names {
-        match check_path(&name, &options) {
-            Ok(report) => reports.push((name, report)),
+    for path in &walk.files {
+        match check_path(path, &options) {
+            Ok(report) => reports.push((path.to_string_lossy().into_owned(), report)),
             Err(error) => {
                 eprintln!("asr-ctk: {error:#}");
                 failed = true;
@@ -90,31 +91,13 @@ pub fn run(args: &Args) -> Result<u8> {
     })
 }
 
-fn check_path(name: &str, options: &CheckOptions) -> Result<StreamReport> {
-    if name == "-" {
+fn check_path(path: &Path, options: &CheckOptions) -> Result<StreamReport> {
+    if path.as_os_str() == "-" {
         return check_reader(io::stdin().lock(), options).context("failed to read standard input");
     }
-    let file = File::open(name).with_context(|| format!("failed to open {name}"))?;
+    let name = path.display();
+    let file = File::open(path).with_context(|| format!("failed to open {name}"))?;
     check_reader(file, options).with_context(|| format!("failed to read {name}"))
-}
-
-fn expand(path: &Path, names: &mut Vec<String>) -> io::Result<()> {
-    if path.as_os_str() == "-" || !path.is_dir() {
-        names.push(path.to_string_lossy().into_owned());
-        return Ok(());
-    }
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<io::Result<_>>()?;
-    entries.sort();
-    for entry in entries {
-        if entry.is_dir() {
-            expand(&entry, names)?;
-        } else if entry.extension().is_some_and(|e| e == "jsonl") {
-            names.push(entry.to_string_lossy().into_owned());
-        }
-    }
-    Ok(())
 }
 
 fn print_human(out: &mut impl Write, report: &FileReport) -> io::Result<()> {
