@@ -5,6 +5,7 @@ mod cases;
 mod corpus;
 mod diff;
 mod exit;
+mod progress;
 mod read_cmd;
 mod report_cmd;
 mod rules;

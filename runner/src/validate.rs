@@ -1,13 +1,12 @@
 //! `asr-ctk validate`.
 
-use crate::{Format, exit, walk};
+use crate::{Format, exit, progress, walk};
 use anyhow::{Context, Result};
-use asr_suite::check::{
-    CheckOptions, DEFAULT_MAX_LINE_BYTES, StreamReport, check_reader, check_related,
-};
+use asr_suite::check::{CheckOptions, DEFAULT_MAX_LINE_BYTES, StreamReport, check_related};
 use asr_suite::report::FileReport;
-use std::fs::File;
+use std::fs::{File, Metadata};
 use std::io::{self, Write};
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]
@@ -93,11 +92,24 @@ pub fn run(args: &Args) -> Result<u8> {
 
 fn check_path(path: &Path, options: &CheckOptions) -> Result<StreamReport> {
     if path.as_os_str() == "-" {
-        return check_reader(io::stdin().lock(), options).context("failed to read standard input");
+        return progress::check(io::stdin().lock(), "-", stdin_len(), options)
+            .context("failed to read standard input");
     }
-    let name = path.display();
+    let name = path.display().to_string();
     let file = File::open(path).with_context(|| format!("failed to open {name}"))?;
-    check_reader(file, options).with_context(|| format!("failed to read {name}"))
+    let len = file
+        .metadata()
+        .ok()
+        .filter(Metadata::is_file)
+        .map(|m| m.len());
+    progress::check(file, &name, len, options).with_context(|| format!("failed to read {name}"))
+}
+
+/// The size of standard input when it is a regular file (`< stream.jsonl`).
+fn stdin_len() -> Option<u64> {
+    let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let meta = File::from(fd).metadata().ok()?;
+    meta.is_file().then_some(meta.len())
 }
 
 fn print_human(out: &mut impl Write, report: &FileReport) -> io::Result<()> {
