@@ -6,12 +6,14 @@ mod corpus;
 mod diff;
 mod exit;
 mod limits;
+mod progress;
 mod read_cmd;
 mod report_cmd;
 mod rules;
 mod run;
 mod spec_check;
 mod validate;
+mod walk;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;

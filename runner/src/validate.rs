@@ -1,13 +1,12 @@
 //! `asr-ctk validate`.
 
-use crate::{Format, exit};
+use crate::{Format, exit, progress, walk};
 use anyhow::{Context, Result};
-use asr_suite::check::{
-    CheckOptions, DEFAULT_MAX_LINE_BYTES, StreamReport, check_reader, check_related,
-};
+use asr_suite::check::{CheckOptions, DEFAULT_MAX_LINE_BYTES, StreamReport, check_related};
 use asr_suite::report::FileReport;
-use std::fs::File;
+use std::fs::{File, Metadata};
 use std::io::{self, Write};
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]
@@ -45,15 +44,16 @@ pub fn run(args: &Args) -> Result<u8> {
         disabled: args.disable.iter().cloned().collect(),
         max_line_bytes: args.max_line_bytes,
     };
-    let mut names = Vec::new();
-    for path in &args.files {
-        expand(path, &mut names).with_context(|| format!("failed to list {}", path.display()))?;
+    let walk = walk::walk(&args.files);
+    let mut failed = false;
+    for note in &walk.notes {
+        eprintln!("asr-ctk: {note}");
+        failed |= note.is_failure();
     }
     let mut reports: Vec<(String, StreamReport)> = Vec::new();
-    let mut failed = false;
-    for name in names {
-        match check_path(&name, &options) {
-            Ok(report) => reports.push((name, report)),
+    for path in &walk.files {
+        match check_path(path, &options) {
+            Ok(report) => reports.push((path.to_string_lossy().into_owned(), report)),
             Err(error) => {
                 eprintln!("asr-ctk: {error:#}");
                 failed = true;
@@ -90,31 +90,26 @@ pub fn run(args: &Args) -> Result<u8> {
     })
 }
 
-fn check_path(name: &str, options: &CheckOptions) -> Result<StreamReport> {
-    if name == "-" {
-        return check_reader(io::stdin().lock(), options).context("failed to read standard input");
+fn check_path(path: &Path, options: &CheckOptions) -> Result<StreamReport> {
+    if path.as_os_str() == "-" {
+        return progress::check(io::stdin().lock(), "-", stdin_len(), options)
+            .context("failed to read standard input");
     }
-    let file = File::open(name).with_context(|| format!("failed to open {name}"))?;
-    check_reader(file, options).with_context(|| format!("failed to read {name}"))
+    let name = path.display().to_string();
+    let file = File::open(path).with_context(|| format!("failed to open {name}"))?;
+    let len = file
+        .metadata()
+        .ok()
+        .filter(Metadata::is_file)
+        .map(|m| m.len());
+    progress::check(file, &name, len, options).with_context(|| format!("failed to read {name}"))
 }
 
-fn expand(path: &Path, names: &mut Vec<String>) -> io::Result<()> {
-    if path.as_os_str() == "-" || !path.is_dir() {
-        names.push(path.to_string_lossy().into_owned());
-        return Ok(());
-    }
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<io::Result<_>>()?;
-    entries.sort();
-    for entry in entries {
-        if entry.is_dir() {
-            expand(&entry, names)?;
-        } else if entry.extension().is_some_and(|e| e == "jsonl") {
-            names.push(entry.to_string_lossy().into_owned());
-        }
-    }
-    Ok(())
+/// The size of standard input when it is a regular file (`< stream.jsonl`).
+fn stdin_len() -> Option<u64> {
+    let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let meta = File::from(fd).metadata().ok()?;
+    meta.is_file().then_some(meta.len())
 }
 
 fn print_human(out: &mut impl Write, report: &FileReport) -> io::Result<()> {

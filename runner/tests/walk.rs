@@ -1,0 +1,342 @@
+//! `asr-ctk validate` on hostile directory trees: symlink loops, the same file under several
+//! names, FIFOs. Every run has a deadline, since the failures these guard against hang.
+
+use asr_suite::report::FileReport;
+use nix::sys::stat::Mode;
+use std::fs::{self, OpenOptions};
+use std::io::{Read, Write};
+use std::os::unix::fs::{OpenOptionsExt, symlink};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+const HEADER: &str = r#"{"type":"session","seq":0,"id":"h","formatVersion":"0.1","agent":{"name":"codex"},"sessionId":"019a3c2e"}"#;
+const MESSAGE: &str = r#"{"type":"message","seq":1,"id":"r1","messageId":"m1","role":"user","content":[{"type":"text","text":"Fix the failing parser test."}]}"#;
+
+/// A directory of its own for one test, removed with everything in it at the end (symlinks
+/// are removed, not followed).
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> Self {
+        let path = std::env::temp_dir().join(format!("asr-ctk-walk-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&path);
+        fs::create_dir_all(&path).expect("temp dir");
+        TempDir(path)
+    }
+
+    fn stream(&self, name: &str) -> PathBuf {
+        let path = self.0.join(name);
+        fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        fs::write(&path, format!("{HEADER}\n{MESSAGE}\n")).expect("write stream");
+        path
+    }
+
+    fn link(&self, name: &str, target: &str) {
+        symlink(target, self.0.join(name)).expect("symlink");
+    }
+
+    fn fifo(&self, name: &str) -> PathBuf {
+        let path = self.0.join(name);
+        nix::unistd::mkfifo(&path, Mode::from_bits_truncate(0o600)).expect("mkfifo");
+        path
+    }
+
+    /// `path` below the directory, as the command prints it.
+    fn show(&self, path: &str) -> String {
+        if path.is_empty() {
+            return self.0.display().to_string();
+        }
+        self.0.join(path).display().to_string()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn reports(&self) -> Vec<FileReport> {
+        self.stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("a report"))
+            .collect()
+    }
+
+    fn files(&self) -> Vec<String> {
+        self.reports().into_iter().map(|r| r.file).collect()
+    }
+}
+
+/// Runs `asr-ctk` and fails the test when it has not ended within 20 seconds.
+fn asr_ctk(args: &[&str]) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_asr-ctk"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("asr-ctk runs");
+    let stdout = drain(child.stdout.take().expect("stdout"));
+    let stderr = drain(child.stderr.take().expect("stderr"));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("asr-ctk {args:?} did not end within 20 s");
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    Run {
+        code: status.code(),
+        stdout: stdout.join().expect("stdout read"),
+        stderr: stderr.join().expect("stderr read"),
+    }
+}
+
+fn drain(mut pipe: impl Read + Send + 'static) -> thread::JoinHandle<String> {
+    thread::spawn(move || {
+        let mut text = String::new();
+        let _ = pipe.read_to_string(&mut text);
+        text
+    })
+}
+
+fn lines(lines: &[String]) -> String {
+    let mut text = lines.join("\n");
+    text.push('\n');
+    text
+}
+
+#[test]
+fn a_symlink_to_a_parent_is_a_loop_and_each_file_is_checked_once() {
+    let d = TempDir::new("parent-loop");
+    d.stream("a.jsonl");
+    d.stream("sub/b.jsonl");
+    d.link("sub/up", "..");
+    let run = asr_ctk(&["validate", "--format", "json", &d.show("")]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.files(), [d.show("a.jsonl"), d.show("sub/b.jsonl")]);
+    assert_eq!(
+        run.stderr,
+        lines(&[format!(
+            "asr-ctk: skipped {}: a symlink loop back to {}",
+            d.show("sub/up"),
+            d.show("")
+        )])
+    );
+}
+
+#[test]
+fn two_parent_links_end_quickly_and_each_file_is_checked_once() {
+    let d = TempDir::new("two-loops");
+    d.stream("c.jsonl");
+    d.stream("x/a.jsonl");
+    d.stream("y/b.jsonl");
+    d.link("x/up", "..");
+    d.link("y/up", "..");
+    d.link("x/to-y", "../y");
+    d.link("y/to-x", "../x");
+    let run = asr_ctk(&["validate", "--format", "json", &d.show("")]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    // y is first reached through x/to-y, in sorted order, and walked there once.
+    assert_eq!(
+        run.files(),
+        [
+            d.show("c.jsonl"),
+            d.show("x/a.jsonl"),
+            d.show("x/to-y/b.jsonl")
+        ]
+    );
+    assert_eq!(
+        run.stderr,
+        lines(&[
+            format!(
+                "asr-ctk: skipped {}: a symlink loop back to {}",
+                d.show("x/to-y/to-x"),
+                d.show("x")
+            ),
+            format!(
+                "asr-ctk: skipped {}: a symlink loop back to {}",
+                d.show("x/to-y/up"),
+                d.show("")
+            ),
+            format!(
+                "asr-ctk: skipped {}: a symlink loop back to {}",
+                d.show("x/up"),
+                d.show("")
+            ),
+            format!(
+                "asr-ctk: skipped {}: already checked as {}",
+                d.show("y"),
+                d.show("x/to-y")
+            ),
+        ])
+    );
+}
+
+#[test]
+fn a_file_that_cannot_be_opened_is_named_once_and_the_rest_is_checked() {
+    let d = TempDir::new("broken");
+    d.stream("a.jsonl");
+    d.link("gone.jsonl", "nowhere.jsonl");
+    d.link("up", ".");
+    let run = asr_ctk(&["validate", "--format", "json", &d.show("")]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert_eq!(run.files(), [d.show("a.jsonl")]);
+    let errors: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("asr-ctk: failed"))
+        .collect();
+    assert_eq!(
+        errors,
+        [format!(
+            "asr-ctk: failed to open {}: No such file or directory (os error 2)",
+            d.show("gone.jsonl")
+        )]
+    );
+}
+
+#[test]
+fn a_fifo_found_while_walking_is_skipped() {
+    let d = TempDir::new("fifo-walked");
+    d.stream("a.jsonl");
+    d.fifo("pipe.jsonl");
+    let run = asr_ctk(&["validate", "--format", "json", &d.show("")]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.files(), [d.show("a.jsonl")]);
+    assert_eq!(
+        run.stderr,
+        lines(&[format!(
+            "asr-ctk: skipped {}: not a regular file (fifo)",
+            d.show("pipe.jsonl")
+        )])
+    );
+}
+
+#[test]
+fn a_fifo_named_on_the_command_line_is_read() {
+    let d = TempDir::new("fifo-named");
+    d.stream("a.jsonl");
+    let fifo = d.fifo("pipe.jsonl");
+    let writer = {
+        let fifo = fifo.clone();
+        thread::spawn(move || {
+            // Opening for writing waits for a reader; writing fails only when the test
+            // let the writer go without one.
+            let mut pipe = OpenOptions::new()
+                .write(true)
+                .open(&fifo)
+                .expect("open fifo");
+            let _ = pipe.write_all(format!("{HEADER}\n{MESSAGE}\n").as_bytes());
+        })
+    };
+    // The directory is walked (the FIFO left out there), then the FIFO is read by name.
+    let run = asr_ctk(&[
+        "validate",
+        "--format",
+        "json",
+        &d.show(""),
+        &d.show("pipe.jsonl"),
+    ]);
+    {
+        // Lets a writer still waiting for a reader go, whatever the run did.
+        let _release = OpenOptions::new()
+            .read(true)
+            .custom_flags(nix::libc::O_NONBLOCK)
+            .open(&fifo)
+            .expect("open fifo");
+        writer.join().expect("writer");
+    }
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let reports = run.reports();
+    let read: Vec<(&str, usize)> = reports
+        .iter()
+        .map(|r| (r.file.as_str(), r.records))
+        .collect();
+    assert_eq!(
+        read,
+        [
+            (d.show("a.jsonl").as_str(), 2),
+            (d.show("pipe.jsonl").as_str(), 2)
+        ]
+    );
+    assert_eq!(
+        run.stderr,
+        lines(&[format!(
+            "asr-ctk: skipped {}: not a regular file (fifo)",
+            d.show("pipe.jsonl")
+        )])
+    );
+}
+
+#[test]
+fn the_same_file_named_twice_or_through_a_symlink_is_checked_once() {
+    let d = TempDir::new("same-file");
+    d.stream("a.jsonl");
+    d.link("link.jsonl", "a.jsonl");
+    let named = asr_ctk(&[
+        "validate",
+        "--format",
+        "json",
+        &d.show("a.jsonl"),
+        &d.show("link.jsonl"),
+        &d.show("a.jsonl"),
+    ]);
+    assert_eq!(named.code, Some(0), "{}", named.stderr);
+    assert_eq!(named.files(), [d.show("a.jsonl")]);
+    assert_eq!(
+        named.stderr,
+        lines(&[
+            format!(
+                "asr-ctk: skipped {}: already checked as {}",
+                d.show("link.jsonl"),
+                d.show("a.jsonl")
+            ),
+            format!(
+                "asr-ctk: skipped {}: already checked as {}",
+                d.show("a.jsonl"),
+                d.show("a.jsonl")
+            ),
+        ])
+    );
+    // A directory and a file in it, given together: the file once.
+    let walked = asr_ctk(&[
+        "validate",
+        "--format",
+        "json",
+        &d.show(""),
+        &d.show("a.jsonl"),
+    ]);
+    assert_eq!(walked.code, Some(0), "{}", walked.stderr);
+    assert_eq!(walked.files(), [d.show("a.jsonl")]);
+    assert_eq!(
+        walked.stderr,
+        lines(&[
+            format!(
+                "asr-ctk: skipped {}: already checked as {}",
+                d.show("link.jsonl"),
+                d.show("a.jsonl")
+            ),
+            format!(
+                "asr-ctk: skipped {}: already checked as {}",
+                d.show("a.jsonl"),
+                d.show("a.jsonl")
+            ),
+        ])
+    );
+}
