@@ -278,30 +278,13 @@ fn a_wrong_seq_is_a_protocol_error_and_restarts_are_capped() {
 
 #[test]
 fn cases_not_run_after_the_restart_limit_count_for_no_rule() {
-    let out = temp_dir("restart-limit");
-    let (command, script) = adapter_command("wrong_seq");
-    let output = kit(
-        &[
-            "run",
-            "--adapter",
-            &command,
-            "--role",
-            "validator",
-            "--case",
-            "messages/**",
-            "--max-restarts",
-            "1",
-            "--quiet",
-            "--out",
-            &out.0.to_string_lossy(),
-        ],
+    let (output, report, out) = run_over(
+        "wrong_seq",
+        "messages/**",
+        &["--role", "validator", "--max-restarts", "1", "--quiet"],
         &[],
     );
     assert_eq!(output.status.code(), Some(1), "{output:?}");
-    let report: RunReport =
-        serde_json::from_str(&std::fs::read_to_string(out.0.join("report.json")).expect("report"))
-            .expect("parses");
-    assert_no_process_left(&script);
     assert_eq!(count(&report, Outcome::ProtocolError), 2);
     let ran: BTreeSet<&str> = report
         .cases
@@ -679,51 +662,46 @@ fn answers_written_before_their_request_are_refused() {
     assert!(early.iter().all(|c| c.outcome == Outcome::ProtocolError));
 }
 
-#[test]
-fn a_mistyped_adapter_command_is_said_once_with_the_harness_code() {
-    let out = temp_dir("mistyped");
+/// Runs an adapter command that cannot start: the kit must say so once, run nothing and
+/// exit with the harness-failure code. Returns its stderr and report.
+fn start_failure(name: &str, command: &str) -> (String, RunReport) {
+    let out = temp_dir(name);
     let output = kit(
         &[
             "run",
             "--adapter",
-            "no-such-adapter-command-x7",
+            command,
             "--out",
             &out.0.to_string_lossy(),
         ],
         &[],
     );
     assert_eq!(output.status.code(), Some(3), "{output:?}");
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert_eq!(stderr.matches("did not start").count(), 1, "{stderr}");
+    let report: RunReport =
+        serde_json::from_str(&std::fs::read_to_string(out.0.join("report.json")).expect("report"))
+            .expect("parses");
+    assert!(report.cases.iter().all(|c| c.outcome == Outcome::NotRun));
+    (stderr, report)
+}
+
+#[test]
+fn a_mistyped_adapter_command_is_said_once_with_the_harness_code() {
+    let (stderr, _) = start_failure("mistyped", "no-such-adapter-command-x7");
     assert!(stderr.contains("no-such-adapter-command-x7"), "{stderr}");
     assert!(stderr.lines().count() < 5, "{stderr}");
 }
 
 #[test]
 fn an_adapter_that_fails_to_start_shows_its_stderr_once() {
-    let out = temp_dir("missing-script");
-    let output = kit(
-        &[
-            "run",
-            "--adapter",
-            "python3 /nonexistent-adapter-x7.py",
-            "--out",
-            &out.0.to_string_lossy(),
-        ],
-        &[],
-    );
-    assert_eq!(output.status.code(), Some(3), "{output:?}");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(stderr.matches("did not start").count(), 1, "{stderr}");
+    let (stderr, report) = start_failure("missing-script", "python3 /nonexistent-adapter-x7.py");
     assert_eq!(
         stderr.matches("No such file or directory").count(),
         1,
         "Python's own error, once: {stderr}"
     );
-    let report: RunReport =
-        serde_json::from_str(&std::fs::read_to_string(out.0.join("report.json")).expect("report"))
-            .expect("parses");
-    assert!(report.cases.iter().all(|c| c.outcome == Outcome::NotRun));
+    assert!(report.incomplete.is_some());
 }
 
 #[test]

@@ -115,6 +115,11 @@ fn drain(mut pipe: impl Read + Send + 'static) -> thread::JoinHandle<String> {
     })
 }
 
+/// The line that says `path` was skipped, being `first` already.
+fn already(path: &str, first: &str) -> String {
+    format!("asr-ctk: skipped {path}: already checked as {first}")
+}
+
 fn lines(lines: &[String]) -> String {
     let mut text = lines.join("\n");
     text.push('\n');
@@ -179,11 +184,7 @@ fn two_parent_links_end_quickly_and_each_file_is_checked_once() {
                 d.show("x/up"),
                 d.show("")
             ),
-            format!(
-                "asr-ctk: skipped {}: already checked as {}",
-                d.show("y"),
-                d.show("x/to-y")
-            ),
+            already(&d.show("y"), &d.show("x/to-y")),
         ])
     );
 }
@@ -302,16 +303,8 @@ fn the_same_file_named_twice_or_through_a_symlink_is_checked_once() {
     assert_eq!(
         named.stderr,
         lines(&[
-            format!(
-                "asr-ctk: skipped {}: already checked as {}",
-                d.show("link.jsonl"),
-                d.show("a.jsonl")
-            ),
-            format!(
-                "asr-ctk: skipped {}: already checked as {}",
-                d.show("a.jsonl"),
-                d.show("a.jsonl")
-            ),
+            already(&d.show("link.jsonl"), &d.show("a.jsonl")),
+            already(&d.show("a.jsonl"), &d.show("a.jsonl")),
         ])
     );
     // A directory and a file in it, given together: the file once.
@@ -327,16 +320,8 @@ fn the_same_file_named_twice_or_through_a_symlink_is_checked_once() {
     assert_eq!(
         walked.stderr,
         lines(&[
-            format!(
-                "asr-ctk: skipped {}: already checked as {}",
-                d.show("link.jsonl"),
-                d.show("a.jsonl")
-            ),
-            format!(
-                "asr-ctk: skipped {}: already checked as {}",
-                d.show("a.jsonl"),
-                d.show("a.jsonl")
-            ),
+            already(&d.show("link.jsonl"), &d.show("a.jsonl")),
+            already(&d.show("a.jsonl"), &d.show("a.jsonl")),
         ])
     );
 }
