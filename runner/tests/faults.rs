@@ -56,19 +56,19 @@ fn temp_dir(name: &str) -> TempDir {
 
 /// The command line of a fault adapter, tagged with an argument of its own so that its
 /// processes (and the ones it leaves behind, which carry the tag too) are told apart from
-/// those of tests running at the same time; and that tagged name, to look for.
+/// those of tests running at the same time; and the tag, to look for.
 fn adapter_command(adapter: &str) -> (String, String) {
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let script = root()
         .join("runner/tests/adapters")
         .join(format!("{adapter}.py"));
+    // Delimited on both sides, so that no tag is the start of another.
     let tag = format!(
-        "tag-{}-{}",
+        "tag{}x{}x",
         std::process::id(),
         NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
     );
-    let tagged = format!("{} {tag}", script.display());
-    (format!("python3 {tagged}"), tagged)
+    (format!("python3 {} {tag}", script.display()), tag)
 }
 
 /// Runs `asr-ctk` to its end, which must come within two minutes: a kit that hangs fails the
@@ -98,15 +98,15 @@ fn kit(args: &[&str], env: &[(&str, &str)]) -> Output {
     panic!("asr-ctk {args:?} hung for two minutes");
 }
 
-/// No process whose command line holds `tagged` is alive (a process killed a moment ago may
+/// No process whose command line holds `tag` is alive (a process killed a moment ago may
 /// take that moment to go).
-fn assert_no_process_left(tagged: &str) {
+fn assert_no_process_left(tag: &str) {
     let alive = || {
         let mut alive = Vec::new();
         for entry in std::fs::read_dir("/proc").expect("procfs").flatten() {
             let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
             let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            if cmdline.contains(tagged) {
+            if cmdline.contains(tag) {
                 alive.push(cmdline);
             }
         }
@@ -537,6 +537,19 @@ fn daemons_an_adapter_starts_end_with_it() {
     assert_eq!(
         count(&report, Outcome::Pass) + count(&report, Outcome::Fail),
         expected_cases()
+    );
+}
+
+#[test]
+fn daemons_of_parallel_adapters_end_with_them() {
+    let (_, report, _dir) = run_over("detaches", "messages/**", &["--quiet", "--jobs", "3"], &[]);
+    assert!(
+        report
+            .cases
+            .iter()
+            .all(|c| matches!(c.outcome, Outcome::Pass | Outcome::Fail | Outcome::Skipped)),
+        "{:?}",
+        outcomes(&report)
     );
 }
 
