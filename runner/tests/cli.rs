@@ -536,3 +536,81 @@ fn a_closed_pipe_is_not_an_error() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// The binary copied away from the source tree, as `cargo install` leaves it: every
+/// subcommand works with the corpus and schemas it carries.
+#[test]
+fn the_binary_works_away_from_the_source_tree() {
+    let place = dir("installed");
+    let home = place.join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    let binary = place.join("asr-ctk");
+    std::fs::copy(env!("CARGO_BIN_EXE_asr-ctk"), &binary).expect("copied");
+    let stream = file(&place, "s.jsonl", &[HEADER, MESSAGE]);
+    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/spec");
+    let out = place.join("out");
+    let out = out.to_string_lossy();
+    let run = |args: &[&str]| {
+        let output = Command::new(&binary)
+            .args(args)
+            .current_dir(&place)
+            .env("HOME", &home)
+            .env_remove("XDG_CACHE_HOME")
+            .stdin(Stdio::null())
+            .output()
+            .expect("runs");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let cases = "messages/ASR-212/*";
+    for (args, want) in [
+        (vec!["rules"], 0),
+        (vec!["cases", "--rule", "ASR-212"], 0),
+        (vec!["run", "--quiet", "--case", cases, "--out", &out], 0),
+        (
+            vec![
+                "run",
+                "--quiet",
+                "--oneshot",
+                "--case",
+                cases,
+                "--out",
+                &out,
+            ],
+            0,
+        ),
+        (
+            vec![
+                "diff",
+                "--role",
+                "validator",
+                "--adapter",
+                "reference",
+                "--adapter",
+                "reference",
+                "--case",
+                cases,
+                "--out",
+                &out,
+            ],
+            0,
+        ),
+        (vec!["validate", &stream], 0),
+        (vec!["read", &stream], 0),
+        (vec!["spec", "check", "--spec", &spec.to_string_lossy()], 0),
+    ] {
+        let (code, stderr) = run(&args);
+        assert_eq!(code, Some(want), "{args:?}: {stderr}");
+    }
+    assert!(
+        home.join(".cache/asr-ctk").is_dir(),
+        "the corpus was unpacked into the user's cache"
+    );
+    // A corpus given that is not one says how to give another.
+    let (code, stderr) = run(&["cases", "--cases", "/nonexistent-corpus"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("--cases"), "{stderr}");
+    std::fs::remove_dir_all(&place).expect("cleaned up");
+}

@@ -172,7 +172,7 @@ pub enum CatalogError {
 }
 
 /// The text of the catalog compiled into the kit.
-pub const CATALOG_TOML: &str = include_str!("../../cases/rules.toml");
+pub const CATALOG_TOML: &str = include_str!("../cases/rules.toml");
 
 impl Catalog {
     /// The catalog compiled into the kit, parsed once.

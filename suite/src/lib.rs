@@ -21,6 +21,7 @@ pub mod catalog;
 pub mod check;
 pub mod conformance;
 pub mod diagnostic;
+pub mod embedded;
 pub mod generate;
 pub mod json;
 pub mod judge;

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The sidecar schema, as compiled into the kit.
-pub const CASE_SCHEMA: &str = include_str!("../../schemas/case.schema.json");
+pub const CASE_SCHEMA: &str = include_str!("../schemas/case.schema.json");
 
 /// A sidecar's JSON against `schemas/case.schema.json`.
 pub fn sidecar_schema(name: &str, sidecar: &Value) -> Vec<String> {

@@ -21,47 +21,47 @@ pub const BASE_URI: &str = "https://asr-ctk.invalid/schemas/";
 pub const RECORD_SCHEMAS: &[(&str, &str)] = &[
     (
         "record.schema.json",
-        include_str!("../../schemas/record.schema.json"),
+        include_str!("../schemas/record.schema.json"),
     ),
     (
         "common.schema.json",
-        include_str!("../../schemas/common.schema.json"),
+        include_str!("../schemas/common.schema.json"),
     ),
     (
         "session.schema.json",
-        include_str!("../../schemas/session.schema.json"),
+        include_str!("../schemas/session.schema.json"),
     ),
     (
         "lineage.schema.json",
-        include_str!("../../schemas/lineage.schema.json"),
+        include_str!("../schemas/lineage.schema.json"),
     ),
     (
         "message.schema.json",
-        include_str!("../../schemas/message.schema.json"),
+        include_str!("../schemas/message.schema.json"),
     ),
     (
         "part.schema.json",
-        include_str!("../../schemas/part.schema.json"),
+        include_str!("../schemas/part.schema.json"),
     ),
     (
         "plan.schema.json",
-        include_str!("../../schemas/plan.schema.json"),
+        include_str!("../schemas/plan.schema.json"),
     ),
     (
         "delivery.schema.json",
-        include_str!("../../schemas/delivery.schema.json"),
+        include_str!("../schemas/delivery.schema.json"),
     ),
     (
         "subagent.schema.json",
-        include_str!("../../schemas/subagent.schema.json"),
+        include_str!("../schemas/subagent.schema.json"),
     ),
     (
         "declaration.schema.json",
-        include_str!("../../schemas/declaration.schema.json"),
+        include_str!("../schemas/declaration.schema.json"),
     ),
     (
         "copied-from.schema.json",
-        include_str!("../../schemas/copied-from.schema.json"),
+        include_str!("../schemas/copied-from.schema.json"),
     ),
 ];
 

@@ -54,7 +54,7 @@ pub fn load(path: &Path) -> Result<Expectations> {
     let value: serde_json::Value = serde_json::from_str(&text)
         .with_context(|| format!("failed to parse {}", path.display()))?;
     let schema: serde_json::Value =
-        serde_json::from_str(include_str!("../../../schemas/expectations.schema.json"))?;
+        serde_json::from_str(crate::corpus::embedded_schema("expectations.schema.json")?)?;
     let validator = jsonschema::validator_for(&schema)
         .map_err(|e| anyhow::anyhow!("failed to compile the expectations schema: {e}"))?;
     let problems: Vec<String> = validator

@@ -465,10 +465,8 @@ impl SchemaCheck {
                 .map_err(|e| anyhow::anyhow!("failed to compile a protocol schema: {e}"))
         };
         Ok(SchemaCheck {
-            request: compile(include_str!(
-                "../../../schemas/protocol/request.schema.json"
-            ))?,
-            reply: compile(include_str!("../../../schemas/protocol/reply.schema.json"))?,
+            request: compile(corpus::embedded_schema("protocol/request.schema.json")?)?,
+            reply: compile(corpus::embedded_schema("protocol/reply.schema.json")?)?,
         })
     }
 }
