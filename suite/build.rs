@@ -44,7 +44,7 @@ fn main() {
     }
     let _ = writeln!(
         code,
-        "/// A digest of the embedded files (names and bytes).\npub const DIGEST: u64 = {};",
+        "/// A digest of the embedded files (names and bytes), in hex.\npub const DIGEST: &str = \"{:016x}\";",
         digest.finish()
     );
     std::fs::write(out.join("embedded.rs"), code).expect("OUT_DIR is writable");

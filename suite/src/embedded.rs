@@ -19,10 +19,7 @@ pub fn schema(name: &str) -> Option<&'static str> {
 /// The corpus compiled into the kit, unpacked below `base` (once: a later call finds it
 /// there). Returns the corpus directory.
 pub fn unpack_corpus(base: &Path) -> io::Result<PathBuf> {
-    let dir = base.join(format!(
-        "corpus-{}-{DIGEST:016x}",
-        env!("CARGO_PKG_VERSION")
-    ));
+    let dir = base.join(format!("corpus-{}-{DIGEST}", env!("CARGO_PKG_VERSION")));
     if dir.join(UNPACKED).is_file() {
         return Ok(dir);
     }
@@ -81,7 +78,7 @@ fn write_all(staging: &Path) -> io::Result<()> {
         }
         std::fs::write(&path, bytes)?;
     }
-    std::fs::write(staging.join(UNPACKED), DIGEST.to_string())
+    std::fs::write(staging.join(UNPACKED), DIGEST)
 }
 
 /// A name for the user without a system call: `$USER`, else `user`.
