@@ -20,7 +20,7 @@ pub struct Args {
     /// Only cases whose name (path below the corpus, without extension) matches this glob.
     #[arg(long, value_name = "GLOB")]
     case: Option<String>,
-    /// The corpus directory (default: ./cases, else the corpus the kit was built with).
+    /// The corpus directory (default: ./cases when it holds a catalog, else the corpus the kit carries).
     #[arg(long, value_name = "DIR")]
     cases: Option<PathBuf>,
     /// Output format.

@@ -37,7 +37,7 @@ pub struct Args {
     /// Where to write the reports of the comparison (report.json, report.md, report.html, ...).
     #[arg(long, value_name = "DIR", default_value = "asr-ctk-diff")]
     out: PathBuf,
-    /// The corpus directory (default: ./cases, else the corpus the kit was built with).
+    /// The corpus directory (default: ./cases when it holds a catalog, else the corpus the kit carries).
     #[arg(long, value_name = "DIR")]
     cases: Option<PathBuf>,
     #[command(flatten)]

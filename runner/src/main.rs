@@ -59,6 +59,7 @@ enum Command {
     ///
     /// Exit status: 0 when they agree, 1 when they do not, 2 for usage or I/O errors, 3 when
     /// an adapter did not start, 130 when interrupted by SIGINT or SIGTERM.
+    #[command(override_usage = "asr-ctk diff --adapter <CMD> --adapter <CMD> [OPTIONS] [FILE]...")]
     Diff(Box<diff::Args>),
     /// Built-in adapters.
     #[command(subcommand)]

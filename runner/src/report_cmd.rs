@@ -17,7 +17,7 @@ pub enum ReportCommand {
         /// Where to write the merged reports.
         #[arg(long, value_name = "DIR", default_value = "asr-ctk-report")]
         out: PathBuf,
-        /// The corpus the run used (default: ./cases, else the corpus the kit was built with).
+        /// The corpus the run used (default: ./cases when it holds a catalog, else the corpus the kit carries).
         #[arg(long, value_name = "DIR")]
         cases: Option<PathBuf>,
     },
@@ -73,12 +73,47 @@ pub fn run(command: &ReportCommand) -> Result<u8> {
     let Some(mut merged) = merged else {
         bail!("no report given")
     };
+    let missing = missing_shards(&merged.shards)?;
+    if !missing.is_empty() {
+        let why = format!("shards not merged: {}", missing.join(", "));
+        merged.incomplete = Some(match merged.incomplete.take() {
+            Some(earlier) => format!("{earlier}; {why}"),
+            None => why,
+        });
+    }
     let (_, corpus) = corpus::load(cases.as_deref())?;
     merged.summarize(Catalog::embedded(), &corpus);
     crate::run::write_reports(&merged, out)?;
-    Ok(if merged.has_failures() {
+    Ok(if merged.has_failures() || merged.incomplete.is_some() {
         exit::INVALID
     } else {
         exit::OK
     })
+}
+
+/// The shards `i/n` of the run that are not among those merged.
+fn missing_shards(shards: &[String]) -> Result<Vec<String>> {
+    let mut of = None;
+    let mut seen = BTreeSet::new();
+    for shard in shards {
+        let parsed = shard
+            .split_once('/')
+            .and_then(|(i, n)| Some((i.parse::<usize>().ok()?, n.parse::<usize>().ok()?)));
+        let Some((i, n)) = parsed else {
+            bail!("shard {shard} is not i/n");
+        };
+        if *of.get_or_insert(n) != n {
+            bail!(
+                "shards of {} and of {n} parts: not shards of one run",
+                of.unwrap_or(n)
+            );
+        }
+        seen.insert(i);
+    }
+    Ok(of.map_or_else(Vec::new, |n| {
+        (1..=n)
+            .filter(|i| !seen.contains(i))
+            .map(|i| format!("{i}/{n}"))
+            .collect()
+    }))
 }

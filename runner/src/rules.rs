@@ -10,10 +10,11 @@ use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Output format: a table, or `{"catalog": ..., "cases": {rule: {positive, negative}}}`.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
+    /// Output format: `human`, a table of the rules with their positive and negative cases;
+    /// `json`, one JSON object, `{"catalog": ..., "cases": {RULE: {"positive": N, "negative": N}}}`.
+    #[arg(long, value_enum, default_value_t = Format::Human, hide_possible_values = true)]
     format: Format,
-    /// The corpus whose cases are counted (default: ./cases, else the corpus the kit was built with).
+    /// The corpus whose cases are counted (default: ./cases when it holds a catalog, else the corpus the kit carries).
     #[arg(long, value_name = "DIR")]
     cases: Option<PathBuf>,
 }

@@ -17,8 +17,9 @@ pub struct Args {
     /// The corpus whose cases are listed against each changed or gone rule.
     #[arg(long, value_name = "DIR")]
     cases: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
+    /// Output format: `human`, the rules new, reworded or gone with their cases, a line each;
+    /// `json`, one JSON object with the same (`agrees`, `new`, `changed`, `gone`, `levels`, `cited`).
+    #[arg(long, value_enum, default_value_t = Format::Human, hide_possible_values = true)]
     format: Format,
 }
 

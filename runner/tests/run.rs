@@ -318,6 +318,30 @@ fn shards_merge_into_the_whole_run_and_jobs_change_nothing() {
         Some(2),
         "the same shard twice is refused"
     );
+    // Two shards of three: the merged report says it is incomplete, never green.
+    let partial = asr_ctk(&[
+        "report",
+        "merge",
+        "--out",
+        &merged_text,
+        &shard_reports[0],
+        &shard_reports[2],
+    ]);
+    assert_eq!(partial.status.code(), Some(1), "{partial:?}");
+    let merged: RunReport = serde_json::from_str(
+        &std::fs::read_to_string(merged_dir.join("report.json")).expect("merged"),
+    )
+    .expect("report");
+    assert!(
+        merged
+            .incomplete
+            .as_deref()
+            .is_some_and(|d| d.contains("2/3")),
+        "{:?}",
+        merged.incomplete
+    );
+    let badge = std::fs::read_to_string(merged_dir.join("badge.json")).expect("badge");
+    assert!(badge.contains("lightgrey"), "{badge}");
 }
 
 #[test]
@@ -371,4 +395,39 @@ fn an_adapter_that_cannot_start_is_a_harness_failure_not_a_usage_error() {
             .as_deref()
             .is_some_and(|d| d.contains("failed to start"))
     );
+}
+
+#[test]
+fn the_summary_counts_cases_and_pairs_and_lists_untested_rules() {
+    let (output, report, out) = run("summary", &["--case", "messages/ASR-2[01]*/**"]);
+    let text = stdout(&output);
+    let names: std::collections::BTreeSet<&str> =
+        report.cases.iter().map(|c| c.name.as_str()).collect();
+    assert!(
+        names.len() < report.cases.len(),
+        "some cases run in both roles"
+    );
+    assert!(
+        text.contains(&format!(
+            "{} cases, {} case-role pairs",
+            names.len(),
+            report.cases.len()
+        )),
+        "{text}"
+    );
+    let untested: Vec<&str> = report
+        .rules
+        .iter()
+        .filter(|r| r.verdict == asr_suite::conformance::RuleVerdict::Untested)
+        .map(|r| r.rule.as_str())
+        .collect();
+    assert!(!untested.is_empty());
+    for rule in untested {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(rule) && l.contains("untested")),
+            "{rule} is listed: {text}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(out);
 }

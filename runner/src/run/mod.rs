@@ -68,7 +68,7 @@ pub struct Args {
     /// Compare JSON Pointers of findings too.
     #[arg(long)]
     strict_pointers: bool,
-    /// The corpus directory (default: ./cases, else the corpus the kit was built with).
+    /// The corpus directory (default: ./cases when it holds a catalog, else the corpus the kit carries).
     #[arg(long, value_name = "DIR")]
     cases: Option<PathBuf>,
     /// No progress output.

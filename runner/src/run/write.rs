@@ -33,10 +33,13 @@ pub fn summary(report: &RunReport, dir: &Path) -> Result<()> {
         || "an adapter that never started".to_owned(),
         |i| escape_controls(&format!("{} {} ({})", i.name, i.version, i.language)).into_owned(),
     );
+    let names: std::collections::HashSet<&str> =
+        report.cases.iter().map(|c| c.name.as_str()).collect();
     writeln!(
         out,
-        "asr-ctk {}: {} cases against {who}, {} mode",
+        "asr-ctk {}: {} cases, {} case-role pairs, against {who}, {} mode",
         report.kit_version,
+        names.len(),
         report.cases.len(),
         report.adapter.mode
     )?;
@@ -46,7 +49,8 @@ pub fn summary(report: &RunReport, dir: &Path) -> Result<()> {
         "rule", "verdict", "cases", "pass", "fail", "skip", "error"
     )?;
     for rule in &report.rules {
-        if matches!(rule.verdict, RuleVerdict::NotApplicable) || rule.cases == 0 {
+        // Untested rules are listed too: a rule without a case run is a gap to see.
+        if matches!(rule.verdict, RuleVerdict::NotApplicable) {
             continue;
         }
         writeln!(
