@@ -401,8 +401,7 @@ fn an_adapter_that_cannot_start_is_a_harness_failure_not_a_usage_error() {
 fn the_summary_counts_cases_and_pairs_and_lists_untested_rules() {
     let (output, report, out) = run("summary", &["--case", "messages/ASR-2[01]*/**"]);
     let text = stdout(&output);
-    let names: std::collections::BTreeSet<&str> =
-        report.cases.iter().map(|c| c.name.as_str()).collect();
+    let names: BTreeSet<&str> = report.cases.iter().map(|c| c.name.as_str()).collect();
     assert!(
         names.len() < report.cases.len(),
         "some cases run in both roles"
@@ -418,7 +417,7 @@ fn the_summary_counts_cases_and_pairs_and_lists_untested_rules() {
     let untested: Vec<&str> = report
         .rules
         .iter()
-        .filter(|r| r.verdict == asr_suite::conformance::RuleVerdict::Untested)
+        .filter(|r| r.verdict == RuleVerdict::Untested)
         .map(|r| r.rule.as_str())
         .collect();
     assert!(!untested.is_empty());
