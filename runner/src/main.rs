@@ -53,6 +53,9 @@ enum Command {
     /// written).
     Run(Box<run::Args>),
     /// Print the reference reader's reading of streams (PROTOCOL.md, "Readers").
+    ///
+    /// Exit status: 0 when the reader accepts every stream, 1 when it does not accept one
+    /// (the reasons are on stderr and in `reasons`), 2 for usage or I/O errors.
     Read(read_cmd::Args),
     /// Run two implementations on the same streams and list every disagreement, by rule
     /// and JSON Pointer.

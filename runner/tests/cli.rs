@@ -614,3 +614,57 @@ fn the_binary_works_away_from_the_source_tree() {
     assert!(stderr.contains("--cases"), "{stderr}");
     std::fs::remove_dir_all(&place).expect("cleaned up");
 }
+
+#[test]
+fn read_says_why_it_refuses_and_its_line_limit_can_be_raised() {
+    let place = dir("read-limit");
+    let long = format!(
+        r#"{{"type":"message","seq":1,"id":"r1","messageId":"m1","role":"user","content":[{{"type":"text","text":"{}"}}]}}"#,
+        "a".repeat(5000)
+    );
+    let stream = file(&place, "long.jsonl", &[HEADER, &long]);
+    let refused = asr_ctk(
+        &["read", "--compact", "--max-line-bytes", "1000", &stream],
+        None,
+    );
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains(&format!("{stream}: line 2:")) && stderr.contains("--max-line-bytes"),
+        "{stderr}"
+    );
+    let answer: serde_json::Value =
+        serde_json::from_slice(&refused.stdout).expect("one JSON object");
+    assert_eq!(answer["accepted"], false);
+    assert!(
+        answer["reasons"][0]
+            .as_str()
+            .is_some_and(|r| r.starts_with("line 2:")),
+        "{answer}"
+    );
+    let raised = asr_ctk(
+        &["read", "--compact", "--max-line-bytes", "10000", &stream],
+        None,
+    );
+    assert_eq!(raised.status.code(), Some(0));
+    let answer: serde_json::Value =
+        serde_json::from_slice(&raised.stdout).expect("one JSON object");
+    assert_eq!(answer["accepted"], true);
+    assert!(answer.get("reasons").is_none());
+    assert_eq!(
+        answer["reading"]["records"]["r1"]["parts"][0]["index"][0]
+            .as_str()
+            .map(str::len),
+        Some(5000)
+    );
+    // Standard input is read twice too (through a temporary file).
+    let piped = asr_ctk(
+        &["read", "--compact", "-"],
+        Some(&format!("{HEADER}\n{MESSAGE}\n")),
+    );
+    assert_eq!(piped.status.code(), Some(0), "{piped:?}");
+    let answer: serde_json::Value = serde_json::from_slice(&piped.stdout).expect("json");
+    assert_eq!(answer["file"], "-");
+    assert_eq!(answer["reading"]["records"]["r1"]["type"], "message");
+    std::fs::remove_dir_all(&place).expect("cleaned up");
+}

@@ -43,6 +43,28 @@ pub enum Failure {
     },
 }
 
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::Syntax {
+                message, column, ..
+            } => write!(f, "{message} at column {column}"),
+            Failure::TooDeep { column } => {
+                write!(
+                    f,
+                    "nesting deeper than {MAX_DEPTH} levels at column {column}"
+                )
+            }
+            Failure::NumberOutOfRange { column } => {
+                write!(
+                    f,
+                    "a number beyond the range of a double at column {column}"
+                )
+            }
+        }
+    }
+}
+
 /// Parses one line of JSON. A line that parses is valid UTF-8: serde_json checks the bytes
 /// of every string, and outside strings only ASCII is JSON.
 pub fn parse(text: &[u8]) -> Result<Parsed, Failure> {

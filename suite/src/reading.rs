@@ -7,7 +7,7 @@ use crate::refs::{Ref, own_session_ref, parse_ref, parse_session_ref};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::io::{self, BufReader, Read};
+use std::io::{self, BufReader, Read, Seek, Write};
 
 /// How a reader understood a stream.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -144,26 +144,145 @@ pub struct ReadOutcome {
 /// Reads a stream from a reader; lines longer than `max_line` bytes are not read.
 pub fn read_stream<R: Read>(input: R, max_line: usize) -> io::Result<ReadOutcome> {
     let mut lines = LineReader::new(BufReader::with_capacity(256 << 10, input), max_line);
-    let mut state = State::default();
+    let mut state = State::new(true, max_line);
     while let Some(line) = lines.next_line()? {
-        match line {
-            Line::TooLong { .. } => state.accepted = false,
-            Line::Text { bytes, .. } => state.line(bytes),
-        }
+        state.take(&line);
     }
     Ok(state.finish())
 }
 
 /// Reads a stream held in memory.
 pub fn read_bytes(bytes: &[u8]) -> ReadOutcome {
-    let mut lines = LineReader::new(bytes, usize::MAX);
-    let mut state = State::default();
-    while let Ok(Some(line)) = lines.next_line() {
-        if let Line::Text { bytes, .. } = line {
-            state.line(bytes);
-        }
+    read_stream(bytes, usize::MAX).unwrap_or_else(|_| State::new(true, usize::MAX).finish())
+}
+
+/// Why a reader did not accept a stream: the line and the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// 1-based line (0 for the stream as a whole).
+    pub line: usize,
+    /// Why, in words.
+    pub reason: String,
+}
+
+/// The first of two passes over a stream in a file: what the reading needs of every record
+/// (its place, its links, its facts), without its text. Memory grows with the number of
+/// records, by a small constant, and with the longest line read, never with the text of the
+/// stream; [`Scan::write_reading`] reads each record's line again for its parts.
+pub struct Scan {
+    state: State,
+}
+
+/// Scans a stream in a seekable file (from its start); lines longer than `max_line` bytes
+/// are not read, and refuse the stream.
+pub fn scan<R: Read>(input: R, max_line: usize) -> io::Result<Scan> {
+    let mut lines = LineReader::new(BufReader::with_capacity(256 << 10, input), max_line);
+    let mut state = State::new(false, max_line);
+    while let Some(line) = lines.next_line()? {
+        state.take(&line);
     }
-    state.finish()
+    Ok(Scan { state })
+}
+
+impl Scan {
+    /// Whether the reader accepts the stream.
+    pub fn accepted(&self) -> bool {
+        self.state.accepted && self.state.header_seen
+    }
+
+    /// Why it does not, line by line (empty when it does).
+    pub fn refusals(&self) -> Vec<Refusal> {
+        let mut refusals = self.state.refusals.clone();
+        if !self.state.header_seen && refusals.is_empty() {
+            refusals.push(Refusal {
+                line: 0,
+                reason: "the stream is empty: it has no header".into(),
+            });
+        }
+        refusals
+    }
+
+    /// Writes the reading, as `serde_json` writes a [`Reading`] (pretty, at `depth` levels of
+    /// indentation, or compact), reading each record's line again from `file`, the file
+    /// scanned: one record's text is held at a time.
+    pub fn write_reading<F: Read + Seek, W: Write>(
+        self,
+        file: F,
+        out: &mut W,
+        pretty: bool,
+        depth: usize,
+    ) -> io::Result<()> {
+        let facts = self.state.facts();
+        let state = self.state;
+        let mut file = BufReader::with_capacity(64 << 10, file);
+        let pad = |level: usize| -> String {
+            if pretty {
+                format!("\n{}", "  ".repeat(depth + level))
+            } else {
+                String::new()
+            }
+        };
+        let colon = if pretty { ": " } else { ":" };
+        write!(
+            out,
+            "{{{}\"session\"{colon}{}",
+            pad(1),
+            nested(&facts.session, pretty, depth + 1)?
+        )?;
+        write!(out, ",{}\"records\"{colon}{{", pad(1))?;
+        let mut order: Vec<(&str, usize)> = state
+            .records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.id.as_str(), i))
+            .collect();
+        order.sort_unstable();
+        let mut line = Vec::new();
+        for (n, (id, index)) in order.iter().enumerate() {
+            let record = &state.records[*index];
+            let mut reading = facts.record(&state, *index);
+            if record.message.is_some() {
+                line.resize(usize::try_from(record.len).unwrap_or(usize::MAX), 0);
+                file.seek(io::SeekFrom::Start(record.offset))?;
+                file.read_exact(&mut line)?;
+                let Ok(parsed) = json::parse(&line) else {
+                    return Err(io::Error::other(format!(
+                        "line {} changed while the stream was read: it is no longer JSON",
+                        record.line
+                    )));
+                };
+                if let Value::Object(object) = parsed.value {
+                    reading.parts = Some(message_facts(&object, true).parts);
+                }
+            }
+            let key = serde_json::to_string(id).map_err(io::Error::other)?;
+            let comma = if n == 0 { "" } else { "," };
+            let entry = nested(&reading, pretty, depth + 2)?;
+            write!(out, "{comma}{}{key}{colon}{entry}", pad(2))?;
+        }
+        if !order.is_empty() {
+            write!(out, "{}", pad(1))?;
+        }
+        write!(
+            out,
+            "}},{}\"totals\"{colon}{}{}}}",
+            pad(1),
+            nested(&facts.totals(&state), pretty, depth + 1)?,
+            pad(0)
+        )?;
+        Ok(())
+    }
+}
+
+/// A value as `serde_json` writes it inside a document, `levels` deep: compact, or pretty
+/// with every line after the first indented by the levels above it.
+fn nested<T: Serialize>(value: &T, pretty: bool, levels: usize) -> io::Result<String> {
+    if !pretty {
+        return serde_json::to_string(value).map_err(io::Error::other);
+    }
+    let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
+    // JSON strings hold no raw line break: every one is serde_json's own.
+    Ok(text.replace('\n', &format!("\n{}", "  ".repeat(levels))))
 }
 
 const NATIVE_KEYS: &[&str] = &["messageId", "callId", "planId", "turnId", "inferenceId"];
@@ -179,6 +298,10 @@ struct Record {
     supersedes: Option<String>,
     message: Option<MessageFacts>,
     delivery: Option<DeliveryFacts>,
+    /// Where its line is: 1-based number, byte offset and length (for a second pass).
+    line: usize,
+    offset: u64,
+    len: u64,
 }
 
 #[derive(Debug)]
@@ -193,13 +316,23 @@ struct DeliveryFacts {
     status: Option<String>,
 }
 
+/// The most refusals kept: one more line says how many were left out.
+const MAX_REFUSALS: usize = 100;
+
 #[derive(Debug)]
 #[expect(
     clippy::struct_excessive_bools,
     reason = "independent facts read from the stream"
 )]
 struct State {
+    /// Keep each message's parts (one pass), or only what a second pass needs.
+    keep_parts: bool,
+    max_line: usize,
     accepted: bool,
+    refusals: Vec<Refusal>,
+    refused_more: usize,
+    /// The byte offset of the next line.
+    offset: u64,
     header_seen: bool,
     own_session: Option<String>,
     mirror: bool,
@@ -213,10 +346,56 @@ struct State {
     native: HashMap<String, Vec<usize>>,
 }
 
-impl Default for State {
-    fn default() -> Self {
+/// What the reading says of every record, and of the session, once the stream is read.
+struct Facts {
+    session: SessionReading,
+    superseded: Vec<bool>,
+    originality: Vec<Originality>,
+    delivered: Vec<bool>,
+}
+
+impl Facts {
+    /// A record's reading, its parts left out unless the scan kept them.
+    fn record(&self, state: &State, index: usize) -> RecordReading {
+        let record = &state.records[index];
+        let context_view = record.message.as_ref().map(|m| m.context_view);
+        RecordReading {
+            kind: record.kind.clone(),
+            superseded: self.superseded[index],
+            originality: self.originality[index],
+            context_view,
+            delivered: context_view.map(|_| self.delivered[index]),
+            parts: record
+                .message
+                .as_ref()
+                .filter(|_| state.keep_parts)
+                .map(|m| m.parts.clone()),
+        }
+    }
+
+    fn totals(&self, state: &State) -> Totals {
+        Totals {
+            own_records: state
+                .records
+                .iter()
+                .zip(&self.originality)
+                .filter(|(_, o)| **o == Originality::Original)
+                .map(|(r, _)| r.id.clone())
+                .collect(),
+            may_include_copies: self.originality.contains(&Originality::Unknown),
+        }
+    }
+}
+
+impl State {
+    fn new(keep_parts: bool, max_line: usize) -> Self {
         State {
+            keep_parts,
+            max_line,
             accepted: true,
+            refusals: Vec::new(),
+            refused_more: 0,
+            offset: 0,
             header_seen: false,
             own_session: None,
             mirror: false,
@@ -230,16 +409,67 @@ impl Default for State {
             native: HashMap::new(),
         }
     }
-}
 
-impl State {
-    fn line(&mut self, bytes: &[u8]) {
-        let Ok(parsed) = json::parse(bytes) else {
-            self.accepted = false;
+    /// Takes one line of the stream.
+    fn take(&mut self, line: &Line<'_>) {
+        match line {
+            Line::TooLong {
+                number,
+                len,
+                newline,
+            } => {
+                self.refuse(
+                    *number,
+                    format!(
+                        "the line is {len} bytes long, longer than {} (--max-line-bytes): it was not read",
+                        self.max_line
+                    ),
+                );
+                self.header_seen = true;
+                self.offset += len + u64::from(*newline);
+            }
+            Line::Text {
+                number,
+                bytes,
+                newline,
+            } => {
+                let offset = self.offset;
+                self.offset += bytes.len() as u64 + u64::from(*newline);
+                self.line(bytes, *number, offset);
+            }
+        }
+    }
+
+    fn refuse(&mut self, line: usize, reason: String) {
+        self.accepted = false;
+        if self.refusals.len() < MAX_REFUSALS {
+            self.refusals.push(Refusal { line, reason });
             return;
+        }
+        self.refused_more += 1;
+        let more = Refusal {
+            line: 0,
+            reason: format!("and {} more lines refused", self.refused_more),
+        };
+        if self.refused_more == 1 {
+            self.refusals.push(more);
+        } else if let Some(last) = self.refusals.last_mut() {
+            *last = more;
+        }
+    }
+
+    fn line(&mut self, bytes: &[u8], number: usize, offset: u64) {
+        let parsed = match json::parse(bytes) {
+            Ok(parsed) => parsed,
+            Err(failure) => {
+                self.refuse(number, format!("the line is not JSON: {failure}"));
+                self.header_seen = true;
+                return;
+            }
         };
         let Value::Object(record) = parsed.value else {
-            self.accepted = false;
+            self.refuse(number, "the line is not a JSON object".into());
+            self.header_seen = true;
             return;
         };
         let kind = record.get("type").and_then(Value::as_str);
@@ -249,12 +479,12 @@ impl State {
                 self.header(&record);
                 return;
             }
-            self.accepted = false;
+            self.refuse(number, "the first line is not the `session` header".into());
         }
         if kind == Some("session") {
             return;
         }
-        self.record(&record);
+        self.record(&record, number, offset, bytes.len() as u64);
     }
 
     fn header(&mut self, header: &Map<String, Value>) {
@@ -310,7 +540,7 @@ impl State {
         }
     }
 
-    fn record(&mut self, record: &Map<String, Value>) {
+    fn record(&mut self, record: &Map<String, Value>, line: usize, offset: u64, len: u64) {
         let Some(id) = record.get("id").and_then(Value::as_str) else {
             return;
         };
@@ -339,7 +569,7 @@ impl State {
                     self.name(Some(entry));
                 }
             }
-            message_facts(record)
+            message_facts(record, self.keep_parts)
         });
         let delivery = (kind == Some("delivery")).then(|| DeliveryFacts {
             message: record
@@ -373,6 +603,9 @@ impl State {
                 .map(str::to_owned),
             message,
             delivery,
+            line,
+            offset,
+            len,
         });
     }
 
@@ -389,8 +622,8 @@ impl State {
             .unwrap_or_default()
     }
 
-    fn finish(self) -> ReadOutcome {
-        let accepted = self.accepted && self.header_seen;
+    /// Every record's facts, and the session's.
+    fn facts(&self) -> Facts {
         let mut superseded = vec![false; self.records.len()];
         let mut previous: Vec<Option<usize>> = vec![None; self.records.len()];
         for (index, record) in self.records.iter().enumerate() {
@@ -405,28 +638,6 @@ impl State {
         }
         let originality = self.originality();
         let delivered = self.delivered(&superseded, &previous);
-        let mut records = BTreeMap::new();
-        let mut own = Vec::new();
-        for (index, record) in self.records.into_iter().enumerate() {
-            if originality[index] == Originality::Original {
-                own.push(record.id.clone());
-            }
-            let (context_view, parts) = match record.message {
-                Some(facts) => (Some(facts.context_view), Some(facts.parts)),
-                None => (None, None),
-            };
-            records.insert(
-                record.id,
-                RecordReading {
-                    kind: record.kind,
-                    superseded: superseded[index],
-                    originality: originality[index],
-                    context_view,
-                    delivered: context_view.map(|_| delivered[index]),
-                    parts,
-                },
-            );
-        }
         let root = if self.parents {
             Tri::No
         } else if self.root {
@@ -434,16 +645,26 @@ impl State {
         } else {
             Tri::Unknown
         };
-        let mut unresolved: Vec<String> = self.named.into_iter().collect();
+        let mut unresolved: Vec<String> = self.named.iter().cloned().collect();
         unresolved.retain(|s| Some(s) != self.own_session.as_ref());
+        Facts {
+            session: SessionReading { root, unresolved },
+            superseded,
+            originality,
+            delivered,
+        }
+    }
+
+    fn finish(self) -> ReadOutcome {
+        let facts = self.facts();
+        let records = (0..self.records.len())
+            .map(|index| (self.records[index].id.clone(), facts.record(&self, index)))
+            .collect();
         ReadOutcome {
-            accepted,
+            accepted: self.accepted && self.header_seen,
             reading: Reading {
-                session: SessionReading { root, unresolved },
-                totals: Totals {
-                    may_include_copies: originality.contains(&Originality::Unknown),
-                    own_records: own,
-                },
+                totals: facts.totals(&self),
+                session: facts.session,
                 records,
             },
         }
@@ -523,11 +744,11 @@ impl State {
     }
 }
 
-fn message_facts(record: &Map<String, Value>) -> MessageFacts {
+fn message_facts(record: &Map<String, Value>, with_parts: bool) -> MessageFacts {
     let own = |key: &str| record.get(key).and_then(Value::as_str);
     let context_view = own("audience") != Some("user") && own("status") != Some("withdrawn");
     let parts = match record.get("content") {
-        Some(Value::Array(parts)) => parts
+        Some(Value::Array(parts)) if with_parts => parts
             .iter()
             .map(|part| part_reading(part, record))
             .collect(),

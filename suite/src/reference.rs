@@ -54,7 +54,10 @@ pub fn answer(request: &CaseRequest, options: &CheckOptions) -> Reply {
         }
         ProtocolRole::Reader => Reply::Answered {
             seq: request.seq,
-            streams: streams.iter().map(|bytes| read(bytes)).collect(),
+            streams: streams
+                .iter()
+                .map(|bytes| read(bytes, options.max_line_bytes))
+                .collect(),
         },
         ProtocolRole::Producer => Reply::Skipped {
             seq: request.seq,
@@ -64,9 +67,10 @@ pub fn answer(request: &CaseRequest, options: &CheckOptions) -> Reply {
     }
 }
 
-/// A reader's answer for one stream.
-fn read(bytes: &[u8]) -> StreamAnswer {
-    let outcome = crate::reading::read_bytes(bytes);
+/// A reader's answer for one stream, with the kit's line limit (as `asr-ctk read` has).
+fn read(bytes: &[u8], max_line: usize) -> StreamAnswer {
+    let outcome = crate::reading::read_stream(bytes, max_line)
+        .unwrap_or_else(|_| crate::reading::read_bytes(b""));
     StreamAnswer {
         valid: outcome.accepted,
         diagnostics: Vec::new(),
@@ -79,7 +83,7 @@ pub fn answer_bytes(bytes: &[u8], role: ProtocolRole, options: &CheckOptions) ->
     match role {
         ProtocolRole::Reader => Reply::Answered {
             seq: 0,
-            streams: vec![read(bytes)],
+            streams: vec![read(bytes, options.max_line_bytes)],
         },
         _ => answer_reports(0, &[check_bytes(bytes, options)]),
     }
