@@ -178,7 +178,7 @@ fn a_hang_on_one_case_is_a_timeout_and_the_rest_pass() {
     let hang = "messages/ASR-212/n_image_data_and_blob";
     let (_, report) = run(
         "hangs_on_one_case",
-        &["--timeout", "1"],
+        &["--timeout", "3"],
         &[("FAULT_CASE", hang)],
     );
     assert_eq!(report.cases.len(), expected_cases());
@@ -532,7 +532,7 @@ fn an_adapter_is_started_once_for_every_role() {
 
 #[test]
 fn daemons_an_adapter_starts_end_with_it() {
-    let (_, report, _dir) = run_over("detaches", CASES, &["--quiet"], &[]);
+    let (_, report, _dir) = run_over("detaches", CASES, &["--quiet", "--timeout", "20"], &[]);
     assert_eq!(report.cases.len(), expected_cases());
     assert_eq!(
         count(&report, Outcome::Pass) + count(&report, Outcome::Fail),
@@ -542,7 +542,12 @@ fn daemons_an_adapter_starts_end_with_it() {
 
 #[test]
 fn daemons_of_parallel_adapters_end_with_them() {
-    let (_, report, _dir) = run_over("detaches", "messages/**", &["--quiet", "--jobs", "3"], &[]);
+    let (_, report, _dir) = run_over(
+        "detaches",
+        "messages/**",
+        &["--quiet", "--jobs", "3", "--timeout", "20"],
+        &[],
+    );
     assert!(
         report
             .cases
@@ -558,7 +563,7 @@ fn daemons_a_one_shot_adapter_starts_end_with_it() {
     let (_, report, _dir) = run_over(
         "oneshot_lingers",
         CASES,
-        &["--oneshot", "--quiet"],
+        &["--oneshot", "--quiet", "--timeout", "20"],
         &[("LINGER", "detach")],
     );
     assert_eq!(
