@@ -98,15 +98,24 @@ fn parse_with(text: &[u8], tracker: &mut Tracker<'_>) -> Result<Value, Failure> 
     de.disable_recursion_limit();
     let value = ValueSeed { tracker, depth: 0 }
         .deserialize(&mut de)
-        .map_err(|e| classify(&e))?;
-    de.end().map_err(|e| classify(&e))?;
+        .map_err(|e| classify(&e, text))?;
+    de.end().map_err(|e| classify(&e, text))?;
     Ok(value)
 }
 
-fn classify(error: &serde_json::Error) -> Failure {
+fn classify(error: &serde_json::Error, line: &[u8]) -> Failure {
     let column = error.column().max(1);
     let text = error.to_string();
-    let message = text.split(" at line ").next().unwrap_or(&text).to_owned();
+    let mut message = text.split(" at line ").next().unwrap_or(&text).to_owned();
+    if let Some(escape) = message
+        .contains("hex escape")
+        .then(|| lone_surrogate(line, column))
+        .flatten()
+    {
+        message = format!(
+            "`\\u{escape}` is half of a UTF-16 surrogate pair without its other half (a lone surrogate is not text)"
+        );
+    }
     if message.contains(TOO_DEEP) {
         Failure::TooDeep { column }
     } else if message.contains("number out of range") {
@@ -118,6 +127,16 @@ fn classify(error: &serde_json::Error) -> Failure {
             column,
         }
     }
+}
+
+/// The last `\\uXXXX` escape before `column` (1-based), when it names a surrogate: serde_json
+/// reports a lone one as a broken hex escape.
+fn lone_surrogate(line: &[u8], column: usize) -> Option<String> {
+    let before = &line[..column.min(line.len())];
+    let at = before.windows(2).rposition(|w| w == b"\\u")?;
+    let hex = std::str::from_utf8(line.get(at + 2..at + 6)?).ok()?;
+    let unit = u16::from_str_radix(hex, 16).ok()?;
+    (0xD800..=0xDFFF).contains(&unit).then(|| hex.to_owned())
 }
 
 enum Tracker<'a> {
@@ -321,6 +340,25 @@ mod tests {
         ));
         match parse(br#"{"a": "b"#) {
             Err(Failure::Syntax { eof, .. }) => assert!(eof),
+            other => panic!("{other:?}"),
+        }
+        for lone in [
+            &br#"{"t": "a\ud800b"}"#[..],
+            br#"{"t": "\udc00"}"#,
+            br#"{"t": "\ud83d\u0041"}"#,
+        ] {
+            match parse(lone) {
+                Err(Failure::Syntax { message, .. }) => {
+                    assert!(message.contains("surrogate"), "{message}");
+                    assert!(!message.contains("end of hex escape"), "{message}");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        match parse(br#"{"t": "\u12"}"#) {
+            Err(Failure::Syntax { message, .. }) => {
+                assert!(!message.contains("surrogate"), "{message}")
+            }
             other => panic!("{other:?}"),
         }
         match parse(br#"{"a": 1} x"#) {
