@@ -357,7 +357,7 @@ mod tests {
         }
         match parse(br#"{"t": "\u12"}"#) {
             Err(Failure::Syntax { message, .. }) => {
-                assert!(!message.contains("surrogate"), "{message}")
+                assert!(!message.contains("surrogate"), "{message}");
             }
             other => panic!("{other:?}"),
         }
