@@ -603,22 +603,9 @@ fn seconds(millis: u64) -> String {
     format!("{}.{:03}", millis / 1000, millis % 1000)
 }
 
-/// argv as a shell would read it back: arguments holding spaces or quotes are single-quoted.
+/// argv as a shell would read it back, so that a command shown can be pasted.
 fn shell_join(argv: &[String]) -> String {
-    argv.iter()
-        .map(|a| {
-            let plain = !a.is_empty()
-                && a.chars().all(|c| {
-                    c.is_ascii_alphanumeric() || "-_./:=,+@%".contains(c) || !c.is_ascii()
-                });
-            if plain {
-                a.clone()
-            } else {
-                format!("'{}'", a.replace('\'', "'\\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    shell_words::join(argv)
 }
 
 /// Whether a character may appear in an XML 1.0 document (and in clean HTML text).
