@@ -1,5 +1,5 @@
 //! Renders a conformance [`RunReport`] for people and tools: Markdown, one self-contained
-//! HTML page, JUnit XML and a shields.io endpoint badge.
+//! HTML page, JUnit XML, SARIF and a shields.io endpoint badge.
 //!
 //! Every renderer formats one shared [`View`] of the run: what it was (metadata rows), the
 //! totals, the applicable rules, the failures and the cases skipped or not run, so that the
@@ -14,6 +14,7 @@ mod badge;
 mod html;
 mod junit;
 mod markdown;
+pub mod sarif;
 
 #[cfg(test)]
 mod fixture;
