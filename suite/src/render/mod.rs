@@ -1,7 +1,7 @@
 //! Renders a conformance [`RunReport`] for people and tools: Markdown, one self-contained
 //! HTML page, JUnit XML, SARIF and a shields.io endpoint badge.
 //!
-//! Every renderer formats one shared [`View`] of the run: what it was (metadata rows), the
+//! Every renderer formats one shared view of the run: what it was (metadata rows), the
 //! totals, the applicable rules, the failures and the cases skipped or not run, so that the
 //! formats cannot drift apart in what they show.
 //!
