@@ -63,7 +63,7 @@ pub fn run(args: &Args) -> Result<u8> {
         RoleArg::Validator => ProtocolRole::Validator,
         RoleArg::Reader => ProtocolRole::Reader,
     };
-    let (_, corpus) = corpus::load(args.cases.as_deref())?;
+    let (root, corpus) = corpus::load(args.cases.as_deref())?;
     let subjects = subjects(args, &corpus, role)?;
     let limits = args.limits.limits()?;
     let commands: Vec<Vec<String>> = args
@@ -154,7 +154,8 @@ pub fn run(args: &Args) -> Result<u8> {
             subjects.len()
         ));
     }
-    crate::run::write_report_files(&report, &args.out)?;
+    let streams = crate::run::stream_files(&root, &corpus);
+    crate::run::write_report_files(&report, &streams, &args.out)?;
     print(&by_rule, &report, &args.out)?;
     Ok(if report.interrupted {
         exit::INTERRUPTED

@@ -90,6 +90,18 @@ pub enum Format {
     Json,
 }
 
+/// How the findings of `validate` are printed: the formats of [`Format`], and SARIF, which
+/// only findings have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FindingsFormat {
+    /// For people: one line per finding, like a compiler.
+    Human,
+    /// One JSON object per file, one per line.
+    Json,
+    /// One SARIF 2.1.0 log for all the files, for code-scanning tools.
+    Sarif,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {

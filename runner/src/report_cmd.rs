@@ -81,9 +81,10 @@ pub fn run(command: &ReportCommand) -> Result<u8> {
             None => why,
         });
     }
-    let (_, corpus) = corpus::load(cases.as_deref())?;
+    let (root, corpus) = corpus::load(cases.as_deref())?;
     merged.summarize(Catalog::embedded(), &corpus);
-    crate::run::write_reports(&merged, out)?;
+    let streams = crate::run::stream_files(&root, &corpus);
+    crate::run::write_reports(&merged, &streams, out)?;
     Ok(if merged.has_failures() || merged.incomplete.is_some() {
         exit::INVALID
     } else {

@@ -1,8 +1,9 @@
 //! `asr-ctk validate`.
 
-use crate::{Format, exit, progress, walk};
+use crate::{FindingsFormat, exit, progress, walk};
 use anyhow::{Context, Result};
 use asr_suite::check::{CheckOptions, DEFAULT_MAX_LINE_BYTES, StreamReport, check_related};
+use asr_suite::render::sarif;
 use asr_suite::report::FileReport;
 use std::fs::{File, Metadata};
 use std::io::{self, Write};
@@ -15,8 +16,8 @@ pub struct Args {
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    format: Format,
+    #[arg(long, value_enum, default_value_t = FindingsFormat::Human)]
+    format: FindingsFormat,
     /// Leave out the kit's inferred structural checks (ASR-X-...): report ASR rules only.
     #[arg(long)]
     no_inferred: bool,
@@ -71,13 +72,21 @@ pub fn run(args: &Args) -> Result<u8> {
         .collect();
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    for report in &reports {
-        match args.format {
-            Format::Json => {
+    match args.format {
+        FindingsFormat::Human => {
+            for report in &reports {
+                print_human(&mut out, report)?;
+            }
+        }
+        FindingsFormat::Json => {
+            for report in &reports {
                 serde_json::to_writer(&mut out, report)?;
                 writeln!(out)?;
             }
-            Format::Human => print_human(&mut out, report)?,
+        }
+        FindingsFormat::Sarif => {
+            serde_json::to_writer_pretty(&mut out, &sarif::validation(&reports))?;
+            writeln!(out)?;
         }
     }
     out.flush()?;

@@ -112,6 +112,50 @@ fn json_output_is_one_report_per_file_matching_its_schema() {
     );
 }
 
+fn sarif_errors(log: &serde_json::Value) -> Vec<String> {
+    let schema: serde_json::Value = serde_json::from_str(include_str!(
+        "../../schemas/external/sarif-2.1.0.schema.json"
+    ))
+    .expect("schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    validator.iter_errors(log).map(|e| e.to_string()).collect()
+}
+
+#[test]
+fn sarif_output_is_one_log_for_every_file_checked() {
+    let d = dir("sarif");
+    let good = file(&d, "a.jsonl", &[HEADER, MESSAGE]);
+    let bad = file(&d, "b.jsonl", &[HEADER, MESSAGE, IMAGE_BOTH]);
+    let output = asr_ctk(&["validate", "--format", "sarif", &good, &bad], None);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let log: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("one JSON document");
+    let errors = sarif_errors(&log);
+    assert!(errors.is_empty(), "{errors:?}");
+    let runs = log["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0]["tool"]["driver"]["name"], "asr-ctk");
+    assert_eq!(runs[0]["artifacts"].as_array().map(Vec::len), Some(2));
+    let results = runs[0]["results"].as_array().expect("results");
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert_eq!(results[0]["ruleId"], "ASR-212");
+    let physical = &results[0]["locations"][0]["physicalLocation"];
+    assert_eq!(
+        physical["artifactLocation"]["uri"],
+        format!("file://{bad}").as_str()
+    );
+    assert_eq!(physical["region"]["startLine"], 3);
+    assert_eq!(results[0]["properties"]["pointer"], "/content/0");
+
+    let output = asr_ctk(
+        &["validate", "--format", "sarif", "-"],
+        Some(&format!("{HEADER}\n{MESSAGE}\n")),
+    );
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let log: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("one JSON document");
+    assert!(sarif_errors(&log).is_empty());
+    assert_eq!(log["runs"][0]["results"], serde_json::json!([]));
+}
+
 #[test]
 fn the_schema_refuses_a_report_with_a_renamed_member() {
     let schema: serde_json::Value =

@@ -775,9 +775,14 @@ fn escape_codes_of_an_adapter_are_shown_escaped() {
         "{}",
         String::from_utf8_lossy(stderr)
     );
-    let markdown = std::fs::read(dir.0.join("report.md")).expect("report.md");
-    assert!(!markdown.contains(&0x1b) && !markdown.contains(&0x07));
-    assert!(String::from_utf8_lossy(&markdown).contains("\\u{1b}[2J"));
+    for name in ["report.md", "report.html", "junit.xml"] {
+        let text = std::fs::read(dir.0.join(name)).expect(name);
+        assert!(!text.contains(&0x1b) && !text.contains(&0x07), "{name}");
+        assert!(
+            String::from_utf8_lossy(&text).contains("\\u{1b}[2J"),
+            "{name}"
+        );
+    }
     let json = std::fs::read_to_string(dir.0.join("report.json")).expect("report.json");
     assert!(
         json.contains("\\u001b[2J"),

@@ -34,6 +34,21 @@ fn run(name: &str, args: &[&str]) -> (Output, RunReport, PathBuf) {
     (output, serde_json::from_str(&text).expect("report"), out)
 }
 
+/// The SARIF log of a run, checked against the SARIF 2.1.0 schema.
+fn sarif(out: &Path) -> serde_json::Value {
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("sarif.json")).expect("sarif.json"))
+            .expect("JSON");
+    let schema: serde_json::Value = serde_json::from_str(include_str!(
+        "../../schemas/external/sarif-2.1.0.schema.json"
+    ))
+    .expect("schema");
+    let validator = jsonschema::validator_for(&schema).expect("compiles");
+    let errors: Vec<String> = validator.iter_errors(&log).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    log
+}
+
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
@@ -112,6 +127,7 @@ fn the_reference_implementation_is_conformant_on_every_rule_it_claims() {
         "report.md",
         "report.html",
         "junit.xml",
+        "sarif.json",
         "badge.json",
     ] {
         assert!(out.join(file).is_file(), "{file} written");
@@ -129,6 +145,12 @@ fn the_reference_implementation_is_conformant_on_every_rule_it_claims() {
     assert!(errors.is_empty(), "{errors:?}");
     let junit = std::fs::read_to_string(out.join("junit.xml")).expect("junit");
     assert_eq!(junit.matches("<testcase ").count(), report.cases.len());
+    let sarif = sarif(&out);
+    assert_eq!(
+        sarif["runs"][0]["results"],
+        serde_json::json!([]),
+        "nothing failed"
+    );
     let badge: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("badge.json")).expect("badge"))
             .expect("JSON");
@@ -171,7 +193,7 @@ fn the_python_example_passes_what_it_answers_and_its_broken_variant_fails_exactl
         Some("python")
     );
 
-    let (output, report, _) = run(
+    let (output, report, out) = run(
         "broken",
         &[
             "--adapter",
@@ -188,6 +210,30 @@ fn the_python_example_passes_what_it_answers_and_its_broken_variant_fails_exactl
         .map(|s| (*s).to_owned())
         .collect();
     assert_eq!(verdicts(&report, RuleVerdict::NonConformant), broken);
+    let sarif = sarif(&out);
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    let failed = report
+        .cases
+        .iter()
+        .filter(|c| c.outcome.is_failure())
+        .count();
+    assert_eq!(results.len(), failed, "one result per failing case");
+    let rules: BTreeSet<String> = results
+        .iter()
+        .filter_map(|r| r["ruleId"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(rules, broken);
+    let case = results
+        .iter()
+        .find(|r| r["properties"]["case"] == "messages/ASR-212/n_image_data_and_blob")
+        .expect("the case the broken variant fails");
+    assert_eq!(
+        case["locations"][0]["physicalLocation"]["artifactLocation"],
+        serde_json::json!({
+            "uri": "messages/ASR-212/n_image_data_and_blob.jsonl",
+            "uriBaseId": "CORPUS"
+        })
+    );
 
     let (output, _, _) = run(
         "broken-expected",

@@ -7,10 +7,12 @@ use crate::case::{Case, Verdict};
 use crate::catalog::{Catalog, Level, Role};
 use crate::diagnostic::Severity;
 use crate::protocol::{Implementation, ProtocolRole};
+use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::time::SystemTime;
 
 /// The outcome of one case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -475,32 +477,16 @@ pub fn case_set_digest(corpus: &[Case]) -> std::io::Result<String> {
 
 /// The time now, UTC, as RFC 3339 (`2026-11-29T13:04:05Z`).
 pub fn now_rfc3339() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    rfc3339(secs)
+    DateTime::<Utc>::from(SystemTime::now()).to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
-/// Seconds since the epoch as RFC 3339, UTC.
+/// Seconds since the epoch as RFC 3339, UTC; a time past what the format can write is the epoch.
 pub fn rfc3339(secs: u64) -> String {
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let rest = secs % 86_400;
-    // Civil from days (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rest / 3_600,
-        rest % 3_600 / 60,
-        rest % 60
-    )
+    i64::try_from(secs)
+        .ok()
+        .and_then(|secs| DateTime::from_timestamp(secs, 0))
+        .unwrap_or_default()
+        .to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
 #[cfg(test)]
@@ -512,6 +498,12 @@ mod tests {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
         assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(rfc3339(1_796_000_645), "2026-11-30T01:04:05Z");
+        assert_eq!(rfc3339(u64::MAX), "1970-01-01T00:00:00Z");
+        let now = now_rfc3339();
+        assert!(
+            now.len() == 20 && DateTime::parse_from_rfc3339(&now).is_ok(),
+            "{now}"
+        );
     }
 
     fn result(name: &str, rules: &[&str], outcome: Outcome) -> CaseResult {

@@ -18,6 +18,9 @@
 //! ```
 
 use crate::diagnostic::Severity;
+use base64::Engine as _;
+use base64::alphabet;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -232,53 +235,20 @@ impl Reply {
 
 /// Standard base64 with padding, for the `data` member of a stream.
 pub fn base64_encode(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
+    BASE64.encode(bytes)
 }
 
-/// Decodes standard base64 (padding optional); `None` for anything else.
+/// Decodes standard base64, padding optional (an adapter may leave it out); `None` for
+/// anything else.
 pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    let value = |c: u8| -> Option<u32> {
-        Some(u32::from(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        }))
-    };
-    let text = text.trim_end_matches('=').as_bytes();
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    for chunk in text.chunks(4) {
-        if chunk.len() == 1 {
-            return None;
-        }
-        let mut n = 0u32;
-        for (i, c) in chunk.iter().enumerate() {
-            n |= value(*c)? << (18 - 6 * i);
-        }
-        let bytes = n.to_be_bytes();
-        out.extend_from_slice(&bytes[1..chunk.len()]);
-    }
-    Some(out)
+    BASE64.decode(text).ok()
 }
+
+/// The standard alphabet, padded when encoding, padding optional when decoding.
+const BASE64: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::STANDARD,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
 
 #[cfg(test)]
 mod tests {
@@ -296,8 +266,11 @@ mod tests {
         assert_eq!(base64_encode(b"Man"), "TWFu");
         assert_eq!(base64_encode(b"Ma"), "TWE=");
         assert_eq!(base64_decode("TWE"), Some(b"Ma".to_vec()));
+        assert_eq!(base64_decode("TWE="), Some(b"Ma".to_vec()));
         assert_eq!(base64_decode("T"), None);
         assert_eq!(base64_decode("TW*u"), None);
+        assert_eq!(base64_decode("TWE=TWFu"), None, "padding only at the end");
+        assert_eq!(base64_decode("TWF=="), None, "padding that does not fit");
     }
 
     #[test]

@@ -685,63 +685,10 @@ impl Tail {
     }
 }
 
-/// Splits a command line into argv the way a shell would split it, without a shell: white
-/// space separates words; single quotes keep everything; double quotes keep everything but
-/// `\"` and `\\`; a backslash outside quotes keeps the next character.
+/// Splits a command line into argv the way a POSIX shell would split it, without a shell:
+/// quotes and backslashes as there, no expansion, no operators.
 pub fn split_command(line: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('\'') => break,
-                        Some(c) => word.push(c),
-                        None => return Err("unclosed single quote".into()),
-                    }
-                }
-            }
-            '"' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some('\\') => match chars.next() {
-                            Some(c @ ('"' | '\\')) => word.push(c),
-                            Some(c) => {
-                                word.push('\\');
-                                word.push(c);
-                            }
-                            None => return Err("unclosed double quote".into()),
-                        },
-                        Some(c) => word.push(c),
-                        None => return Err("unclosed double quote".into()),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                word.push(chars.next().ok_or("a backslash ends the command")?);
-            }
-            c if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            c => {
-                in_word = true;
-                word.push(c);
-            }
-        }
-    }
-    if in_word {
-        words.push(word);
-    }
+    let words = shell_words::split(line).map_err(|e| e.to_string())?;
     if words.is_empty() {
         return Err("the command is empty".into());
     }
@@ -767,7 +714,15 @@ mod tests {
             ["a", r#"b "c" d"#, "e f"]
         );
         assert_eq!(split_command("a ''").expect("ok"), ["a", ""]);
-        assert!(split_command("  ").is_err());
+        assert_eq!(
+            split_command("echo $HOME *.py").expect("ok"),
+            ["echo", "$HOME", "*.py"],
+            "nothing is expanded"
+        );
+        assert_eq!(
+            split_command("  ").expect_err("empty"),
+            "the command is empty"
+        );
         assert!(split_command("a 'b").is_err());
         assert!(split_command("a \"b").is_err());
     }

@@ -6,6 +6,8 @@ mod expect;
 pub mod supervise;
 mod write;
 
+pub use write::stream_files;
+
 use crate::limits::LimitArgs;
 use crate::{corpus, exit};
 use adapter::{Fault, ProtocolCheck, Talk};
@@ -17,8 +19,9 @@ use asr_suite::conformance::{
 use asr_suite::judge::{Strictness, judge_reader, judge_validator};
 use asr_suite::protocol::{CaseRequest, ProtocolRole, Reply, StreamInput, base64_encode};
 use asr_suite::render::escape_controls;
+use asr_suite::render::sarif::StreamFiles;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -85,7 +88,7 @@ enum RoleArg {
 }
 
 pub fn run(args: &Args) -> Result<u8> {
-    let (_, corpus) = corpus::load(args.cases.as_deref())?;
+    let (root, corpus) = corpus::load(args.cases.as_deref())?;
     let roles: Vec<ProtocolRole> = match args.role {
         Some(RoleArg::Validator) => vec![ProtocolRole::Validator],
         Some(RoleArg::Reader) => vec![ProtocolRole::Reader],
@@ -164,8 +167,9 @@ pub fn run(args: &Args) -> Result<u8> {
     report.started_at = started_at;
     report.interrupted = supervise::interrupted();
     report.incomplete = driven.incomplete;
+    let streams = stream_files(&root, &corpus);
     if let Some((fault, stderr)) = &driven.never_started {
-        write::reports(&report, &args.out)?;
+        write::reports(&report, &streams, &args.out)?;
         eprintln!(
             "asr-ctk: the adapter did not start: {}",
             escape_controls(&fault.to_string())
@@ -179,7 +183,7 @@ pub fn run(args: &Args) -> Result<u8> {
         eprintln!("asr-ctk: no case was run; reports: {}", args.out.display());
         return Ok(exit::HARNESS);
     }
-    write_reports(&report, &args.out)?;
+    write_reports(&report, &streams, &args.out)?;
     if report.interrupted {
         return Ok(exit::INTERRUPTED);
     }
@@ -245,14 +249,14 @@ pub fn reference_command(limits: crate::limits::Limits) -> Result<Vec<String>> {
 }
 
 /// Writes a run's report files and prints its per-rule summary.
-pub fn write_reports(report: &RunReport, dir: &std::path::Path) -> Result<()> {
-    write::reports(report, dir)?;
+pub fn write_reports(report: &RunReport, streams: &StreamFiles, dir: &Path) -> Result<()> {
+    write::reports(report, streams, dir)?;
     write::summary(report, dir)
 }
 
 /// Writes a run's report files only.
-pub fn write_report_files(report: &RunReport, dir: &std::path::Path) -> Result<()> {
-    write::reports(report, dir)
+pub fn write_report_files(report: &RunReport, streams: &StreamFiles, dir: &Path) -> Result<()> {
+    write::reports(report, streams, dir)
 }
 
 struct Settings<'a> {

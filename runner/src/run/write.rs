@@ -2,13 +2,15 @@
 
 use super::expect::Comparison;
 use anyhow::{Context, Result};
+use asr_suite::case::Case;
 use asr_suite::conformance::{Outcome, RuleVerdict, RunReport};
+use asr_suite::render::sarif::StreamFiles;
 use asr_suite::render::{self, escape_controls};
 use std::io::Write;
 use std::path::Path;
 
-/// The report files of a run, in `dir`.
-pub fn reports(report: &RunReport, dir: &Path) -> Result<()> {
+/// The report files of a run, in `dir`; `streams` places the failing cases in the SARIF log.
+pub fn reports(report: &RunReport, streams: &StreamFiles, dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("failed to create {}", dir.display()))?;
     let write = |name: &str, text: String| {
         let path = dir.join(name);
@@ -19,10 +21,35 @@ pub fn reports(report: &RunReport, dir: &Path) -> Result<()> {
     write("report.html", render::html(report))?;
     write("junit.xml", render::junit(report))?;
     write(
+        "sarif.json",
+        serde_json::to_string_pretty(&render::sarif::conformance(report, streams))? + "\n",
+    )?;
+    write(
         "badge.json",
         serde_json::to_string_pretty(&render::badge(report))? + "\n",
     )?;
     Ok(())
+}
+
+/// The stream files of each case of `corpus`, relative to its directory `root`, as the SARIF
+/// log names them.
+pub fn stream_files(root: &Path, corpus: &[Case]) -> StreamFiles {
+    corpus
+        .iter()
+        .map(|case| {
+            let files = case
+                .streams
+                .iter()
+                .map(|(_, path)| {
+                    path.strip_prefix(root)
+                        .unwrap_or(path)
+                        .to_string_lossy()
+                        .replace('\\', "/")
+                })
+                .collect();
+            (case.name.clone(), files)
+        })
+        .collect()
 }
 
 /// The per-rule summary, on stdout.
@@ -123,7 +150,7 @@ pub fn summary(report: &RunReport, dir: &Path) -> Result<()> {
     writeln!(
         out,
         "reports: {}",
-        dir.join("report.{json,md,html}, junit.xml, badge.json")
+        dir.join("report.{json,md,html}, junit.xml, sarif.json, badge.json")
             .display()
     )?;
     out.flush()?;

@@ -1,0 +1,94 @@
+//! The report as a shields.io endpoint badge.
+
+use super::View;
+use crate::conformance::{RuleVerdict, RunReport};
+
+/// A shields.io endpoint badge: conformant rules out of the applicable rules tested, green when
+/// none is broken, yellow when only SHOULD-level expectations failed, red otherwise, grey when
+/// nothing was tested.
+pub fn badge(report: &RunReport) -> serde_json::Value {
+    let view = View::of(report);
+    let count = |v: RuleVerdict| view.rules.iter().filter(|r| r.verdict == v).count();
+    let conformant = count(RuleVerdict::Conformant);
+    let non_conformant = count(RuleVerdict::NonConformant);
+    let non_strict = count(RuleVerdict::NonStrict);
+    let tested = conformant + non_conformant + non_strict;
+    let (message, color) = if tested == 0 {
+        ("untested".to_owned(), "lightgrey")
+    } else {
+        let color = if non_conformant > 0 {
+            "red"
+        } else if non_strict > 0 {
+            "yellow"
+        } else {
+            "brightgreen"
+        };
+        (format!("{conformant}/{tested} rules"), color)
+    };
+    // A run that did not run every case certifies nothing whole: it is never green.
+    let (message, color) = match view.incomplete {
+        Some(_) => (format!("incomplete, {message}"), "lightgrey"),
+        None => (message, color),
+    };
+    serde_json::json!({
+        "schemaVersion": 1,
+        "label": "ASR conformance",
+        "message": message,
+        "color": color,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::fixture::report;
+
+    #[test]
+    fn badge_colour_follows_the_verdicts() {
+        use RuleVerdict::{
+            Conformant as C, NonConformant as N, NonStrict as S, NotApplicable as A, Untested as U,
+        };
+        let mut r = report();
+        let b = badge(&r);
+        assert_eq!(b["schemaVersion"], 1);
+        assert_eq!(b["label"], "ASR conformance");
+        assert_eq!(b["message"], "1/4 rules");
+        assert_eq!(b["color"], "red");
+
+        let set = |r: &mut RunReport, verdicts: &[RuleVerdict]| {
+            for (rule, v) in r.rules.iter_mut().zip(verdicts) {
+                rule.verdict = *v;
+            }
+        };
+        set(&mut r, &[C, C, S, U, C, A]);
+        assert_eq!(
+            (badge(&r)["message"].clone(), badge(&r)["color"].clone()),
+            ("3/4 rules".into(), "yellow".into())
+        );
+        set(&mut r, &[C, C, C, U, C, A]);
+        assert_eq!(
+            (badge(&r)["message"].clone(), badge(&r)["color"].clone()),
+            ("4/4 rules".into(), "brightgreen".into())
+        );
+        set(&mut r, &[N, S, C, U, C, A]);
+        assert_eq!(badge(&r)["color"], "red");
+        set(&mut r, &[U, U, A, U, A, A]);
+        assert_eq!(
+            (badge(&r)["message"].clone(), badge(&r)["color"].clone()),
+            ("untested".into(), "lightgrey".into())
+        );
+    }
+
+    #[test]
+    fn an_incomplete_run_is_never_green() {
+        let mut report = report();
+        for rule in &mut report.rules {
+            rule.verdict = RuleVerdict::Conformant;
+        }
+        assert_eq!(badge(&report)["color"], "brightgreen");
+        report.incomplete = Some("3 case(s) not run: the run was interrupted".into());
+        let badge = badge(&report);
+        assert_eq!(badge["color"], "lightgrey");
+        assert_eq!(badge["message"], "incomplete, 6/6 rules");
+    }
+}

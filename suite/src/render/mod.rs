@@ -1,0 +1,387 @@
+//! Renders a conformance [`RunReport`] for people and tools: Markdown, one self-contained
+//! HTML page, JUnit XML, SARIF and a shields.io endpoint badge.
+//!
+//! Every renderer formats one shared view of the run: what it was (metadata rows), the
+//! totals, the applicable rules, the failures and the cases skipped or not run, so that the
+//! formats cannot drift apart in what they show.
+//!
+//! Everything a case or an adapter wrote (details, expectations, answers, diffs, stderr) is
+//! untrusted: every renderer writes control characters as visible escapes
+//! ([`escape_controls`]), and the HTML and XML renderers escape every piece of text taken from
+//! the report.
+
+mod badge;
+mod html;
+mod junit;
+mod markdown;
+pub mod sarif;
+
+#[cfg(test)]
+mod fixture;
+
+pub use badge::badge;
+pub use html::html;
+pub use junit::junit;
+pub use markdown::markdown;
+
+use crate::conformance::{CaseResult, Outcome, RuleResult, RuleVerdict, RunReport};
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// Text with its control characters other than line feed and tab (C0, DEL, C1: the escape
+/// codes that clear a screen or move a cursor) written as visible `\u{1b}` escapes, so that
+/// text an adapter wrote cannot drive the terminal or the page it is shown on.
+pub fn escape_controls(text: &str) -> Cow<'_, str> {
+    let hidden = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(hidden) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if hidden(c) {
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// What every renderer shows of a run, in the order it shows it.
+struct View<'a> {
+    /// The implementation's name and version.
+    title: String,
+    /// What was run, how and when.
+    about: Vec<Row>,
+    /// Cases by outcome, every outcome listed.
+    totals: Vec<(Outcome, usize)>,
+    /// The rules that bind a role the implementation plays.
+    rules: Vec<RuleRow<'a>>,
+    /// The cases that failed in any way, in report order.
+    failures: Vec<&'a CaseResult>,
+    /// The cases skipped by the adapter or not run by the kit.
+    skipped: Vec<&'a CaseResult>,
+    /// Why not every selected case was run, when some were not.
+    incomplete: Option<&'a str>,
+}
+
+/// One fact about the run.
+struct Row {
+    /// For people.
+    label: &'static str,
+    /// For tools (a JUnit property name).
+    key: &'static str,
+    value: String,
+    kind: RowKind,
+    /// Said after the value, in words.
+    note: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RowKind {
+    Text,
+    /// A command line or a digest: shown as code.
+    Code,
+    /// An address: a link when it is a web address.
+    Link,
+    /// Something the reader must not miss.
+    Warning,
+}
+
+/// One applicable rule's line in the rule table.
+struct RuleRow<'a> {
+    id: &'a str,
+    levels: String,
+    verdict: RuleVerdict,
+    /// Cases, passed, failed, skipped, errored.
+    counts: [usize; 5],
+}
+
+/// The headings of the rule table.
+const RULE_COLUMNS: [&str; 8] = [
+    "Rule", "Levels", "Verdict", "Cases", "Passed", "Failed", "Skipped", "Errored",
+];
+
+/// Said instead of the rule table when it would be empty.
+const NO_RULE_APPLIES: &str = "No rule applies to the roles the implementation plays.";
+
+impl<'a> View<'a> {
+    fn of(report: &'a RunReport) -> Self {
+        View {
+            title: report.adapter.implementation.as_ref().map_or_else(
+                || "unknown implementation".to_owned(),
+                |i| format!("{} {}", i.name, i.version),
+            ),
+            about: about(report),
+            totals: Outcome::ALL
+                .iter()
+                .map(|o| (*o, report.totals.get(o).copied().unwrap_or(0)))
+                .collect(),
+            rules: report
+                .rules
+                .iter()
+                .filter(|r| r.verdict != RuleVerdict::NotApplicable)
+                .map(RuleRow::of)
+                .collect(),
+            failures: report
+                .cases
+                .iter()
+                .filter(|c| c.outcome.is_failure())
+                .collect(),
+            skipped: report
+                .cases
+                .iter()
+                .filter(|c| matches!(c.outcome, Outcome::Skipped | Outcome::NotRun))
+                .collect(),
+            incomplete: report.incomplete.as_deref(),
+        }
+    }
+}
+
+impl<'a> RuleRow<'a> {
+    fn of(rule: &'a RuleResult) -> Self {
+        RuleRow {
+            id: &rule.rule,
+            // A statement without a keyword still defines what others rely on.
+            levels: if rule.levels.is_empty() {
+                "descriptive".to_owned()
+            } else {
+                rule.levels.join(", ")
+            },
+            verdict: rule.verdict,
+            counts: [
+                rule.cases,
+                rule.passed,
+                rule.failed,
+                rule.skipped,
+                rule.errored,
+            ],
+        }
+    }
+}
+
+fn about(report: &RunReport) -> Vec<Row> {
+    let row = |label, key, value: String, kind| Row {
+        label,
+        key,
+        value,
+        kind,
+        note: None,
+    };
+    let mut rows = Vec::new();
+    if let Some(i) = &report.adapter.implementation {
+        rows.push(row(
+            "Implementation",
+            "implementation",
+            format!("{} {} ({})", i.name, i.version, i.language),
+            RowKind::Text,
+        ));
+        if let Some(home) = &i.homepage {
+            rows.push(row("Homepage", "homepage", home.clone(), RowKind::Link));
+        }
+    }
+    rows.push(row(
+        "Kit",
+        "kit",
+        format!("{} {}", report.kit, report.kit_version),
+        RowKind::Text,
+    ));
+    rows.push(Row {
+        note: Some(format!("{} cases in the corpus", report.corpus_cases)),
+        ..row(
+            "Case set",
+            "caseSet",
+            report.case_set.clone(),
+            RowKind::Code,
+        )
+    });
+    rows.push(row(
+        "Adapter",
+        "adapter",
+        shell_words::join(&report.adapter.command),
+        RowKind::Code,
+    ));
+    rows.push(row(
+        "Mode",
+        "mode",
+        report.adapter.mode.clone(),
+        RowKind::Text,
+    ));
+    let roles: Vec<&str> = report.adapter.roles.iter().map(|r| r.as_str()).collect();
+    rows.push(row(
+        "Roles",
+        "roles",
+        if roles.is_empty() {
+            "none".to_owned()
+        } else {
+            roles.join(", ")
+        },
+        RowKind::Text,
+    ));
+    rows.push(row(
+        "Started at",
+        "startedAt",
+        report.started_at.clone(),
+        RowKind::Text,
+    ));
+    rows.push(row(
+        "Shards",
+        "shards",
+        if report.shards.is_empty() {
+            "none (the whole selection)".to_owned()
+        } else {
+            report.shards.join(", ")
+        },
+        RowKind::Text,
+    ));
+    rows.push(row(
+        "Command line",
+        "commandLine",
+        shell_words::join(&report.command_line),
+        RowKind::Code,
+    ));
+    if let Some(why) = &report.incomplete {
+        rows.push(row(
+            "Incomplete",
+            "incomplete",
+            why.clone(),
+            RowKind::Warning,
+        ));
+    }
+    rows
+}
+
+/// Whether a character may appear in an XML 1.0 document (and in clean HTML text).
+fn xml_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..='\u{10FFFF}')
+}
+
+/// Whether an address can be a link: http(s), and nothing in it that could end the markup.
+fn is_web_link(s: &str) -> bool {
+    (s.starts_with("https://") || s.starts_with("http://"))
+        && !s.chars().any(|c| {
+            c.is_whitespace() || c.is_control() || matches!(c, '<' | '>' | '"' | '\'' | '`')
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fixture::report;
+
+    #[test]
+    fn control_characters_are_shown_as_escapes() {
+        assert_eq!(escape_controls("plain\n\ttext"), "plain\n\ttext");
+        assert_eq!(
+            escape_controls("\u{1b}[2Jx\u{7}\r\u{9b}"),
+            "\\u{1b}[2Jx\\u{7}\\u{d}\\u{9b}"
+        );
+    }
+
+    #[test]
+    fn the_view_holds_what_every_renderer_shows() {
+        let mut r = report();
+        let view = View::of(&r);
+        assert_eq!(view.title, "asr-go 1.2.3");
+        let labels: Vec<&str> = view.about.iter().map(|row| row.label).collect();
+        assert_eq!(
+            labels,
+            [
+                "Implementation",
+                "Homepage",
+                "Kit",
+                "Case set",
+                "Adapter",
+                "Mode",
+                "Roles",
+                "Started at",
+                "Shards",
+                "Command line"
+            ]
+        );
+        assert_eq!(view.about[4].value, "./adapter --flag 'two words'");
+        assert_eq!(
+            view.about[3].note.as_deref(),
+            Some("120 cases in the corpus")
+        );
+        let rules: Vec<&str> = view.rules.iter().map(|row| row.id).collect();
+        assert_eq!(
+            rules,
+            ["ASR-212", "ASR-231", "ASR-217", "ASR-234", "ASR-412"],
+            "a rule that binds no role played is left out"
+        );
+        assert_eq!(view.rules[1].counts, [1, 0, 1, 0, 0]);
+        let failures: Vec<Outcome> = view.failures.iter().map(|c| c.outcome).collect();
+        assert_eq!(
+            failures,
+            [Outcome::Fail, Outcome::Timeout, Outcome::ProtocolError]
+        );
+        assert_eq!(view.skipped.len(), 1);
+        assert_eq!(view.totals.len(), Outcome::ALL.len());
+
+        r.adapter.implementation = None;
+        r.adapter.roles.clear();
+        r.incomplete = Some("interrupted".into());
+        r.rules[0].levels.clear();
+        let view = View::of(&r);
+        assert_eq!(view.title, "unknown implementation");
+        assert_eq!(view.rules.len(), 5);
+        assert_eq!(view.rules[0].levels, "descriptive");
+        let played = view.about.iter().find(|row| row.key == "roles");
+        assert_eq!(played.map(|row| row.value.as_str()), Some("none"));
+        let last = view.about.last().expect("rows");
+        assert_eq!((last.key, last.kind), ("incomplete", RowKind::Warning));
+        assert_eq!(view.incomplete, Some("interrupted"));
+    }
+
+    fn schema() -> jsonschema::Validator {
+        let schema: serde_json::Value =
+            serde_json::from_str(include_str!("../../../schemas/report.schema.json"))
+                .expect("schema is JSON");
+        jsonschema::validator_for(&schema).expect("schema compiles")
+    }
+
+    #[test]
+    fn the_report_validates_against_its_schema() {
+        let validator = schema();
+        let mut r = report();
+        let json = serde_json::to_value(&r).expect("serializes");
+        let errors: Vec<String> = validator
+            .iter_errors(&json)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
+
+        r.adapter.implementation = None;
+        r.shards = vec!["1/2".into(), "2/2".into()];
+        r.totals.clear();
+        r.cases.clear();
+        let json = serde_json::to_value(&r).expect("serializes");
+        assert!(
+            validator.is_valid(&json),
+            "optional members may be left out"
+        );
+    }
+
+    #[test]
+    fn the_schema_refuses_unknown_members() {
+        let validator = schema();
+        let json = serde_json::to_value(report()).expect("serializes");
+
+        let mut top = json.clone();
+        top["extra"] = serde_json::json!(1);
+        assert!(!validator.is_valid(&top), "unknown top-level member");
+
+        let mut nested = json.clone();
+        nested["cases"][0]["extra"] = serde_json::json!(1);
+        assert!(!validator.is_valid(&nested), "unknown member of a case");
+
+        let mut totals = json.clone();
+        totals["totals"]["passed"] = serde_json::json!(1);
+        assert!(!validator.is_valid(&totals), "totals are keyed by outcome");
+
+        let mut verdict = json;
+        verdict["rules"][0]["verdict"] = serde_json::json!("nonConformant");
+        assert!(!validator.is_valid(&verdict), "verdicts are kebab-case");
+    }
+}
