@@ -1,7 +1,7 @@
 //! Realistic ASR streams, generated deterministically from a seed: a coding session with
 //! prompts, reasoning, answers, tool traffic, plans and their revisions, subagents and their
-//! state changes, and chat deliveries. Used by the benchmark, and as a valid baseline for
-//! mutation.
+//! state changes, and chat deliveries; optionally, now and then a tool output of megabytes.
+//! Used by the benchmarks, and as a valid baseline for mutation.
 
 use std::io::{self, Write};
 
@@ -16,6 +16,10 @@ pub struct Shape {
     pub max_turns: u64,
     /// Multiplies the length of every text (1 = the usual mix).
     pub text_scale: usize,
+    /// Every this many turns (0: never), one more tool call whose output is a large text.
+    pub large_every: u64,
+    /// The size of such a large text, in bytes (before escaping).
+    pub large_bytes: usize,
 }
 
 impl Shape {
@@ -26,6 +30,8 @@ impl Shape {
             target_bytes: bytes,
             max_turns: u64::MAX,
             text_scale: 1,
+            large_every: 0,
+            large_bytes: 0,
         }
     }
 
@@ -36,6 +42,18 @@ impl Shape {
             target_bytes: u64::MAX,
             max_turns: turns,
             text_scale,
+            large_every: 0,
+            large_bytes: 0,
+        }
+    }
+
+    /// The same, with a tool output of about `bytes` bytes every `every` turns.
+    #[must_use]
+    pub fn with_large_texts(self, every: u64, bytes: usize) -> Shape {
+        Shape {
+            large_every: every,
+            large_bytes: bytes,
+            ..self
         }
     }
 }
@@ -56,6 +74,8 @@ pub fn realistic_stream(out: &mut impl Write, shape: Shape) -> io::Result<Genera
         scale: shape.text_scale.max(1),
         seq: 0,
         last_plan: None,
+        large_every: shape.large_every,
+        large_bytes: shape.large_bytes,
     };
     let mut written = Generated {
         records: 0,
@@ -84,6 +104,8 @@ struct Generator {
     scale: usize,
     seq: u64,
     last_plan: Option<u64>,
+    large_every: u64,
+    large_bytes: usize,
 }
 
 impl Generator {
@@ -116,6 +138,9 @@ impl Generator {
             );
             emit(out, &line, written)?;
         }
+        if self.large_every > 0 && turn % self.large_every == self.large_every - 1 {
+            self.large_output(out, turn, written)?;
+        }
         let seq = self.next_seq();
         let reasoning = self.text(100, 2_000);
         let answer = self.text(100, 3_000);
@@ -129,6 +154,28 @@ impl Generator {
             5 => self.delivery(out, turn, seq, written),
             _ => Ok(()),
         }
+    }
+
+    /// A tool call whose output is a large text: a build log, a file read whole.
+    fn large_output(
+        &mut self,
+        out: &mut impl Write,
+        turn: u64,
+        written: &mut Generated,
+    ) -> io::Result<()> {
+        let seq = self.next_seq();
+        let line = format!(
+            r#"{{"type":"tool_call","seq":{seq},"id":"r{seq}","callId":"toolu_{turn}_large","name":"Read","input":{{"file_path":"/repo/target/build.log"}}}}"#
+        );
+        emit(out, &line, written)?;
+        let seq = self.next_seq();
+        // A generator of its own, so that the rest of the stream is the same with or without.
+        let mut rng = SplitMix(turn ^ 0x5EED_1A26_E000_0000);
+        let output = text(&mut rng, self.large_bytes / 2, self.large_bytes.max(2), 1);
+        let line = format!(
+            r#"{{"type":"tool_result","seq":{seq},"id":"r{seq}","callId":"toolu_{turn}_large","content":[{{"type":"text","text":{output}}}]}}"#
+        );
+        emit(out, &line, written)
     }
 
     fn plan(&mut self, out: &mut impl Write, written: &mut Generated) -> io::Result<()> {
@@ -185,52 +232,58 @@ impl Generator {
 
     /// A JSON string literal of plausible text, with escapes, non-ASCII and code.
     fn text(&mut self, min: usize, max: usize) -> String {
-        const WORDS: &[&str] = &[
-            "parser",
-            "returns",
-            "empty",
-            "input",
-            "the",
-            "test",
-            "fails",
-            "because",
-            "Ok(vec![])",
-            "cargo",
-            "fn parse(input: &str) -> Result<Vec<Token>, Error>",
-            "let",
-            "match",
-            "error:",
-            "expected",
-            "found",
-            "crates/parser/src/lib.rs:38:5",
-            "naïve",
-            "résumé",
-            "→",
-            "日本語",
-            "\"quoted\"",
-            "C:\\\\path\\\\file",
-            "\ttab",
-            "line\nbreak",
-            "ok",
-            "warning",
-            "assert_eq!(parse(\"\"), Ok(vec![]));",
-            "{",
-            "}",
-            "self",
-        ];
-        let spread = self.rng.below(u64::try_from(max - min).unwrap_or(0));
-        let len = (min + usize::try_from(spread).unwrap_or(0)) * self.scale;
-        // Words come from their own generator, so that the text's length never changes the
-        // structure of the rest of the stream.
-        let mut words = SplitMix(self.rng.next());
-        let mut text = String::with_capacity(len + 16);
-        while text.len() < len {
-            let pick = words.below(u64::try_from(WORDS.len()).unwrap_or(1));
-            text.push_str(WORDS[usize::try_from(pick).unwrap_or(0)]);
-            text.push(' ');
-        }
-        serde_json::to_string(&text).unwrap_or_default()
+        text(&mut self.rng, min, max, self.scale)
     }
+}
+
+/// A JSON string literal of plausible text, with escapes, non-ASCII and code, of `min` to
+/// `max` bytes times `scale`.
+fn text(rng: &mut SplitMix, min: usize, max: usize, scale: usize) -> String {
+    const WORDS: &[&str] = &[
+        "parser",
+        "returns",
+        "empty",
+        "input",
+        "the",
+        "test",
+        "fails",
+        "because",
+        "Ok(vec![])",
+        "cargo",
+        "fn parse(input: &str) -> Result<Vec<Token>, Error>",
+        "let",
+        "match",
+        "error:",
+        "expected",
+        "found",
+        "crates/parser/src/lib.rs:38:5",
+        "naïve",
+        "résumé",
+        "→",
+        "日本語",
+        "\"quoted\"",
+        "C:\\\\path\\\\file",
+        "\ttab",
+        "line\nbreak",
+        "ok",
+        "warning",
+        "assert_eq!(parse(\"\"), Ok(vec![]));",
+        "{",
+        "}",
+        "self",
+    ];
+    let spread = rng.below(u64::try_from(max - min).unwrap_or(0));
+    let len = (min + usize::try_from(spread).unwrap_or(0)) * scale;
+    // Words come from their own generator, so that the text's length never changes the
+    // structure of the rest of the stream.
+    let mut words = SplitMix(rng.next());
+    let mut text = String::with_capacity(len + 16);
+    while text.len() < len {
+        let pick = words.below(u64::try_from(WORDS.len()).unwrap_or(1));
+        text.push_str(WORDS[usize::try_from(pick).unwrap_or(0)]);
+        text.push(' ');
+    }
+    serde_json::to_string(&text).unwrap_or_default()
 }
 
 fn emit(out: &mut impl Write, line: &str, written: &mut Generated) -> io::Result<()> {
@@ -305,5 +358,25 @@ mod tests {
         let (large, large_count) = make(7, 4);
         assert!(large.len() > small.len() * 2);
         assert_eq!(small_count.records, large_count.records);
+    }
+
+    #[test]
+    fn large_texts_come_now_and_then_and_the_stream_stays_valid() {
+        let mut out = Vec::new();
+        let shape = Shape::turns(3, 12, 1).with_large_texts(4, 200_000);
+        let generated = realistic_stream(&mut out, shape).expect("in memory");
+        let plain = realistic_stream(&mut Vec::new(), Shape::turns(3, 12, 1)).expect("in memory");
+        assert_eq!(generated.records, plain.records + 6);
+        let long = out
+            .split(|&b| b == b'\n')
+            .filter(|l| l.len() > 100_000)
+            .count();
+        assert_eq!(long, 3);
+        let report = check_bytes(&out, &CheckOptions::default());
+        assert!(
+            report.diagnostics.iter().all(|d| d.rule == "ASR-406"),
+            "{:?}",
+            &report.diagnostics[..report.diagnostics.len().min(3)]
+        );
     }
 }

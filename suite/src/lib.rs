@@ -19,6 +19,7 @@
 pub mod case;
 pub mod catalog;
 pub mod check;
+mod compact;
 pub mod conformance;
 pub mod diagnostic;
 pub mod embedded;

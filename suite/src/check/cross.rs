@@ -3,12 +3,12 @@
 //! lineage.
 
 use super::{Finding, Place, SpawnClaim, StreamSummary};
+use crate::compact::{Ids, Index, MAX_RECORDS, Rising, Strings};
 use crate::refs::{Ref, own_session_ref, parse_ref, parse_session_ref};
 use serde_json::{Map, Value};
-use std::collections::hash_map::{Entry, RandomState};
+use std::collections::hash_map::RandomState;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::{BuildHasher, Hasher};
-use std::sync::Arc;
 
 /// Native ids that `key=value` references resolve through.
 const NATIVE_KEYS: &[&str] = &["messageId", "callId", "planId", "turnId", "inferenceId"];
@@ -19,21 +19,148 @@ const PARENT_FACETS: &[&str] = &["spawnedBy", "forkedFrom", "continues", "relate
 /// Findings, each with the place it belongs to when that is not the current record.
 pub(crate) type Out = Vec<(Finding, Option<Place>)>;
 
-#[derive(Debug)]
-struct RecordInfo {
-    seq: Option<u64>,
-    line: usize,
-    kind: Arc<str>,
-    /// The plan or delegation the record belongs to.
-    group: Option<usize>,
-    superseded_at: Option<usize>,
+/// What is kept of each record with an id, record `n` being the `n`th id first seen, in
+/// columns so that a record costs no allocation and no padding of its own. A record holds:
+/// its id's bytes and 4 bytes to find them; 4 bytes a slot in the id index (between 5 and
+/// 11 bytes a record with the load kept under 3/4); its line (4 bytes: the high half is kept
+/// once each time it changes); seq (8) and whether it has one (1); its type (1, an index
+/// into the types seen: the 255th and later types are kept in a map). Only records that
+/// belong to a plan or delegation, or that are superseded, have an entry in a map for that.
+#[derive(Debug, Default)]
+struct Records {
+    ids: Ids,
+    lines: Rising,
+    seqs: Vec<u64>,
+    has_seq: Vec<bool>,
+    kinds: Vec<u8>,
+    /// Types past the 254th: they are rare, and a byte stays a byte.
+    more_kinds: HashMap<u32, u32>,
+    kind_names: Vec<Box<str>>,
+    kind_numbers: HashMap<Box<str>, u32>,
+    /// The plan or delegation a record belongs to.
+    groups: HashMap<u32, usize>,
+    /// The line of the record that supersedes it.
+    superseded_at: HashMap<u32, usize>,
 }
 
-/// The records one native id names: most name one.
-#[derive(Debug)]
-struct Named {
-    first: Arc<str>,
-    more: Vec<Arc<str>>,
+/// A type number that does not fit a byte.
+const MORE_KINDS: u8 = u8::MAX;
+
+impl Records {
+    fn find(&self, id: &str) -> Option<u32> {
+        self.ids.find(id.as_bytes())
+    }
+
+    /// Adds a record whose id is not yet known; `None` when there are too many.
+    fn add(&mut self, id: &str, line: usize, seq: Option<u64>, kind: &str) -> Option<u32> {
+        let n = self.ids.add(id.as_bytes())?;
+        self.lines.push(line as u64);
+        self.seqs.push(seq.unwrap_or(0));
+        self.has_seq.push(seq.is_some());
+        let kind = if let Some(&k) = self.kind_numbers.get(kind) {
+            k
+        } else {
+            let k = u32::try_from(self.kind_names.len()).unwrap_or(u32::MAX);
+            self.kind_names.push(kind.into());
+            self.kind_numbers.insert(kind.into(), k);
+            k
+        };
+        match u8::try_from(kind) {
+            Ok(k) if k < MORE_KINDS => self.kinds.push(k),
+            _ => {
+                self.kinds.push(MORE_KINDS);
+                self.more_kinds.insert(n, kind);
+            }
+        }
+        Some(n)
+    }
+
+    fn id(&self, n: u32) -> &str {
+        self.ids.text(n)
+    }
+
+    fn line(&self, n: u32) -> usize {
+        usize::try_from(self.lines.get(n as usize)).unwrap_or(usize::MAX)
+    }
+
+    fn seq(&self, n: u32) -> Option<u64> {
+        let i = n as usize;
+        self.has_seq
+            .get(i)
+            .copied()
+            .unwrap_or(false)
+            .then(|| self.seqs[i])
+    }
+
+    fn kind(&self, n: u32) -> &str {
+        let k = match self.kinds.get(n as usize) {
+            Some(&MORE_KINDS) => self.more_kinds.get(&n).copied().unwrap_or(u32::MAX),
+            Some(&k) => u32::from(k),
+            None => u32::MAX,
+        };
+        self.kind_names.get(k as usize).map_or("", |k| k)
+    }
+
+    fn group(&self, n: u32) -> Option<usize> {
+        self.groups.get(&n).copied()
+    }
+}
+
+/// Records by native id (`messageId=m1`), keyed by a 64-bit hash of the reference text
+/// (randomly keyed, so a stream cannot aim for collisions): for each native id, its hash (8
+/// bytes), its last occurrence (4) and a slot in the index (between 5 and 11); for each
+/// occurrence, the record (4) and the occurrence before it (4).
+#[derive(Debug, Default)]
+struct Natives {
+    index: Index,
+    hashes: Vec<u64>,
+    last: Vec<u32>,
+    records: Vec<u32>,
+    earlier: Vec<u32>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Natives {
+    fn key(&self, hash: u64) -> Option<u32> {
+        self.index.find(hash, |k| self.hashes[k as usize] == hash)
+    }
+
+    fn add(&mut self, hash: u64, record: u32) {
+        let Ok(occurrence) = u32::try_from(self.records.len()) else {
+            return;
+        };
+        if occurrence == NONE {
+            return;
+        }
+        if let Some(k) = self.key(hash) {
+            let k = k as usize;
+            self.earlier.push(self.last[k]);
+            self.last[k] = occurrence;
+        } else {
+            let Ok(k) = u32::try_from(self.hashes.len()) else {
+                return;
+            };
+            self.hashes.push(hash);
+            self.last.push(occurrence);
+            self.earlier.push(NONE);
+            let hashes = &self.hashes;
+            self.index.insert(hash, k, |k| hashes[k as usize]);
+        }
+        self.records.push(record);
+    }
+
+    /// The records with a native id, in stream order.
+    fn records(&self, hash: u64) -> Vec<u32> {
+        let mut found = Vec::new();
+        let mut at = self.key(hash).map_or(NONE, |k| self.last[k as usize]);
+        while at != NONE {
+            found.push(self.records[at as usize]);
+            at = self.earlier[at as usize];
+        }
+        found.reverse();
+        found
+    }
 }
 
 #[derive(Debug)]
@@ -53,11 +180,16 @@ enum Wait {
     LocalThroughId,
 }
 
+/// A reference that waits for the end of the stream: where it is, and its texts (the
+/// waiting record's id, the pointer, the reference) by number in [`State::waiting`], so that
+/// it costs 40 bytes and the texts, not three allocations.
 #[derive(Debug)]
 struct Deferred {
-    place: Place,
-    pointer: String,
-    target: String,
+    line: usize,
+    seq: Option<u64>,
+    id: u32,
+    pointer: u32,
+    target: u32,
     wait: Wait,
 }
 
@@ -72,13 +204,11 @@ pub(crate) struct State {
     header_line: Option<usize>,
     first_not_header_reported: bool,
     highest_seq: Option<(u64, usize)>,
-    records: HashMap<Arc<str>, RecordInfo>,
-    /// Records by native id (`messageId=m1`), keyed by a 64-bit hash of the reference text
-    /// (randomly keyed, so a stream cannot aim for collisions), so that indexing costs no
-    /// allocation of its own.
-    native: HashMap<u64, Named>,
+    records: Records,
+    natives: Natives,
     hasher: RandomState,
-    kinds: Vec<Arc<str>>,
+    /// The stream has more records than are indexed, and that was reported.
+    records_full: bool,
     conversations: HashSet<String>,
     plans: HashMap<String, (usize, String)>,
     plan_count: usize,
@@ -96,6 +226,7 @@ pub(crate) struct State {
     lineage_lossy: bool,
     named: BTreeMap<String, (Place, String)>,
     deferred: Vec<Deferred>,
+    waiting: Strings,
 }
 
 impl State {
@@ -336,12 +467,12 @@ impl State {
                     ),
                     None,
                 )),
-                Some(t) if self.records[&t].kind.as_ref() == "plan" && self.records[&t].group != Some(group) => {
+                Some(t) if self.records.kind(t) == "plan" && self.records.group(t) != Some(group) => {
                     out.push((
                         Finding::error(
                             "ASR-222",
                             "/supersedes",
-                            format!("supersedes {t}, a state of another plan; a new state of {plan_id:?} supersedes {latest}"),
+                            format!("supersedes {}, a state of another plan; a new state of {plan_id:?} supersedes {latest}", self.records.id(t)),
                         ),
                         None,
                     ));
@@ -350,14 +481,13 @@ impl State {
             }
             group
         } else {
-            if let Some(t) = &target {
-                let info = &self.records[t];
-                if info.kind.as_ref() == "plan" {
+            if let Some(t) = target {
+                if self.records.kind(t) == "plan" {
                     out.push((
                         Finding::error(
                             "ASR-222",
                             "/supersedes",
-                            format!("supersedes {t}, a plan with another planId; revisions of a plan keep its planId"),
+                            format!("supersedes {}, a plan with another planId; revisions of a plan keep its planId", self.records.id(t)),
                         ),
                         None,
                     ));
@@ -409,11 +539,11 @@ impl State {
                         ),
                         None,
                     )),
-                    Some(t) if self.records[t].group != Some(index) => out.push((
+                    Some(t) if self.records.group(*t) != Some(index) => out.push((
                         Finding::error(
                             "ASR-424",
                             "/supersedes",
-                            format!("supersedes {t}, which is not a record of the delegation {name}; it must supersede {}", delegation.latest),
+                            format!("supersedes {}, which is not a record of the delegation {name}; it must supersede {}", self.records.id(*t), delegation.latest),
                         ),
                         None,
                     )),
@@ -430,14 +560,13 @@ impl State {
             self.index_delegation(index, child.as_deref(), call.as_deref());
             Some(index)
         } else {
-            if let Some(t) = &target {
-                let info = &self.records[t];
-                if info.kind.as_ref() == "subagent" {
+            if let Some(t) = target {
+                if self.records.kind(t) == "subagent" {
                     out.push((
                             Finding::error(
                                 "ASR-424",
                                 "/supersedes",
-                                format!("supersedes {t}, the record of another delegation (another childSession or callId)"),
+                                format!("supersedes {}, the record of another delegation (another childSession or callId)", self.records.id(t)),
                             ),
                             None,
                         ));
@@ -503,30 +632,29 @@ impl State {
             self.wait(place, "/supersedes", target, Wait::Supersedes);
             return;
         };
-        let info = self
+        let theirs = self.records.kind(found);
+        let found_id = self.records.id(found);
+        if theirs != kind {
+            out.push((
+                Finding::error(
+                    "ASR-X-014",
+                    "/supersedes",
+                    format!("supersedes {found_id}, a {theirs} record; a revision supersedes a record of its own type ({kind})"),
+                ),
+                None,
+            ));
+        } else if let Some(line) = self.records.superseded_at.get(&found) {
+            out.push((
+                Finding::error(
+                    "ASR-X-014",
+                    "/supersedes",
+                    format!("supersedes {found_id}, which the record at line {line} already supersedes; a revision names the latest state"),
+                ),
+                None,
+            ));
+        } else if self
             .records
-            .get_mut(&found)
-            .expect("resolved ids are indexed");
-        if info.kind.as_ref() != kind {
-            out.push((
-                Finding::error(
-                    "ASR-X-014",
-                    "/supersedes",
-                    format!("supersedes {found}, a {} record; a revision supersedes a record of its own type ({kind})", info.kind),
-                ),
-                None,
-            ));
-        } else if let Some(line) = info.superseded_at {
-            out.push((
-                Finding::error(
-                    "ASR-X-014",
-                    "/supersedes",
-                    format!("supersedes {found}, which the record at line {line} already supersedes; a revision names the latest state"),
-                ),
-                None,
-            ));
-        } else if info
-            .seq
+            .seq(found)
             .zip(place.seq)
             .is_some_and(|(theirs, ours)| theirs >= ours)
         {
@@ -534,12 +662,12 @@ impl State {
                 Finding::error(
                     "ASR-X-014",
                     "/supersedes",
-                    format!("supersedes {found}, whose seq is not lower"),
+                    format!("supersedes {found_id}, whose seq is not lower"),
                 ),
                 None,
             ));
         } else {
-            info.superseded_at = Some(place.line);
+            self.records.superseded_at.insert(found, place.line);
         }
     }
 
@@ -569,10 +697,10 @@ impl State {
         match self
             .resolve(target)
             .into_iter()
-            .find(|id| id.as_ref() != place.id.as_deref().unwrap_or(""))
+            .find(|&n| self.records.id(n) != place.id.as_deref().unwrap_or(""))
         {
             Some(found) => {
-                let theirs = self.records[&found].seq;
+                let theirs = self.records.seq(found);
                 if theirs
                     .zip(place.seq)
                     .is_some_and(|(theirs, ours)| theirs >= ours)
@@ -581,7 +709,10 @@ impl State {
                         Finding::error(
                             "ASR-413",
                             "/copiedFrom/record",
-                            format!("the original {found} has a seq not lower than the copy's"),
+                            format!(
+                                "the original {} has a seq not lower than the copy's",
+                                self.records.id(found)
+                            ),
                         ),
                         None,
                     ));
@@ -659,53 +790,59 @@ impl State {
         out: &mut Out,
     ) {
         let Some(id) = &place.id else { return };
-        if let Some(first) = self.records.get(id.as_str()) {
+        if let Some(first) = self.records.find(id) {
             out.push((
                 Finding::error(
                     "ASR-X-009",
                     "/id",
                     format!(
                         "id {id:?} is already the id of the record at line {}",
-                        first.line
+                        self.records.line(first)
                     ),
                 ),
                 None,
             ));
             return;
         }
-        let id: Arc<str> = Arc::from(id.as_str());
+        let Some(n) = self.records.add(id, place.line, place.seq, kind) else {
+            if !self.records_full {
+                self.records_full = true;
+                out.push((
+                    Finding::error(
+                        "ASR-X-006",
+                        "/id",
+                        format!(
+                            "the stream has more than {MAX_RECORDS} records with an id, the most the kit indexes; \
+                             later ones are not indexed, and references to them do not resolve"
+                        ),
+                    ),
+                    None,
+                ));
+            }
+            return;
+        };
+        if let Some(group) = group {
+            self.records.groups.insert(n, group);
+        }
         for key in NATIVE_KEYS {
             if let Some(value) = str_member(record, key) {
                 let hash = self.native_hash(key, value);
-                match self.native.entry(hash) {
-                    Entry::Occupied(mut named) => named.get_mut().more.push(Arc::clone(&id)),
-                    Entry::Vacant(slot) => {
-                        slot.insert(Named {
-                            first: Arc::clone(&id),
-                            more: Vec::new(),
-                        });
-                    }
-                }
+                self.natives.add(hash, n);
             }
         }
-        let kind = self.intern(kind);
-        self.records.insert(
-            id,
-            RecordInfo {
-                seq: place.seq,
-                line: place.line,
-                kind,
-                group,
-                superseded_at: None,
-            },
-        );
     }
 
     fn wait(&mut self, place: &Place, pointer: &str, target: &str, wait: Wait) {
+        let mut text = |t: &str| u32::try_from(self.waiting.push(t.as_bytes())).unwrap_or(NONE);
+        let id = place.id.as_deref().map_or(NONE, &mut text);
+        let pointer = text(pointer);
+        let target = text(target);
         self.deferred.push(Deferred {
-            place: place.clone(),
-            pointer: pointer.to_owned(),
-            target: target.to_owned(),
+            line: place.line,
+            seq: place.seq,
+            id,
+            pointer,
+            target,
             wait,
         });
     }
@@ -730,34 +867,19 @@ impl State {
         hasher.finish()
     }
 
-    fn intern(&mut self, kind: &str) -> Arc<str> {
-        if let Some(known) = self.kinds.iter().find(|k| k.as_ref() == kind) {
-            return Arc::clone(known);
-        }
-        let new: Arc<str> = Arc::from(kind);
-        self.kinds.push(Arc::clone(&new));
-        new
-    }
-
-    /// The ids a reference names: a native id through its key, else a record id.
-    fn resolve(&self, reference: &str) -> Vec<Arc<str>> {
+    /// The records a reference names, in stream order: a native id through its key, else a
+    /// record id.
+    fn resolve(&self, reference: &str) -> Vec<u32> {
         if let Some(Ref::Native { key, value }) = parse_ref(reference) {
             if NATIVE_KEYS.contains(&key) {
-                return self
-                    .native
-                    .get(&self.native_hash(key, value))
-                    .map(|n| std::iter::once(&n.first).chain(&n.more).cloned().collect())
-                    .unwrap_or_default();
+                return self.natives.records(self.native_hash(key, value));
             }
         }
-        self.records
-            .get_key_value(reference)
-            .map(|(id, _)| vec![Arc::clone(id)])
-            .unwrap_or_default()
+        self.records.find(reference).into_iter().collect()
     }
 
     /// The latest record a reference names.
-    fn resolve_one(&self, reference: &str) -> Option<Arc<str>> {
+    fn resolve_one(&self, reference: &str) -> Option<u32> {
         self.resolve(reference).pop()
     }
 
@@ -809,13 +931,16 @@ impl State {
     }
 
     fn settle(&self, deferred: Deferred, out: &mut Out) {
-        let Deferred {
-            place,
-            pointer,
-            target,
-            wait,
-        } = deferred;
-        let found = self.resolve(&target);
+        let text = |n: u32| self.waiting.text(n as usize);
+        let place = Place {
+            line: deferred.line,
+            seq: deferred.seq,
+            id: (deferred.id != NONE).then(|| text(deferred.id).to_owned()),
+        };
+        let pointer = text(deferred.pointer).to_owned();
+        let target = text(deferred.target);
+        let wait = deferred.wait;
+        let found = self.resolve(target);
         let unresolved = || {
             Finding::warning(
                 "ASR-X-015",
@@ -825,23 +950,27 @@ impl State {
         };
         let finding = match wait {
             Wait::Supersedes => match found.last() {
-                Some(id) => Finding::error(
+                Some(&n) => Finding::error(
                     "ASR-X-014",
                     pointer.clone(),
-                    format!("supersedes {id}, a record that comes later"),
+                    format!(
+                        "supersedes {}, a record that comes later",
+                        self.records.id(n)
+                    ),
                 ),
                 None => unresolved(),
             },
             Wait::CopiedLocal => match found
                 .iter()
-                .find(|id| Some(id.as_ref()) != place.id.as_deref())
+                .find(|&&n| Some(self.records.id(n)) != place.id.as_deref())
                 .or(found.last())
             {
-                Some(id) => Finding::error(
+                Some(&n) => Finding::error(
                     "ASR-413",
                     pointer.clone(),
                     format!(
-                        "the original {id} does not have a lower seq than the copy (it is the copy itself or comes later)"
+                        "the original {} does not have a lower seq than the copy (it is the copy itself or comes later)",
+                        self.records.id(n)
                     ),
                 ),
                 None => unresolved(),
@@ -849,16 +978,10 @@ impl State {
             Wait::DeliveryMessage => {
                 if found.is_empty() {
                     unresolved()
-                } else if found
-                    .iter()
-                    .any(|id| self.records[id].kind.as_ref() == "message")
-                {
+                } else if found.iter().any(|&n| self.records.kind(n) == "message") {
                     return;
                 } else {
-                    let kinds: BTreeSet<_> = found
-                        .iter()
-                        .map(|id| self.records[id].kind.as_ref())
-                        .collect();
+                    let kinds: BTreeSet<_> = found.iter().map(|&n| self.records.kind(n)).collect();
                     Finding::error(
                         "ASR-235",
                         pointer.clone(),
@@ -886,7 +1009,7 @@ impl State {
                 }
             }
             Wait::LocalThroughId => {
-                if self.records.contains_key(target.as_str()) {
+                if self.records.find(target).is_some() {
                     return;
                 }
                 Finding::error(

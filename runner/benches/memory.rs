@@ -1,0 +1,157 @@
+//! Peak memory of `asr-ctk validate` and `asr-ctk read` on large streams.
+//!
+//! `cargo bench -p asr-ctk --bench memory` generates realistic streams of about 1 GiB and
+//! 2 GiB (prompts, reasoning, answers, tool traffic, plans, subagents, deliveries, and a tool
+//! output of about 4 MB every 200 turns) in a temporary directory, runs the built `asr-ctk
+//! validate` and `asr-ctk read` (output to /dev/null) on each as child processes, and prints
+//! their peak resident memory, the records, and the cost per record: the peak less the peak
+//! on a tiny stream, divided by the records (which also counts the longest line, held whole
+//! by `validate`); and, from one size to the next, the growth of the peak divided by the
+//! growth of the records. Each stream is deleted once measured.
+//!
+//! Other sizes: `-- --mb 64,256` or `ASR_CTK_MEMORY_MB=64,256`.
+
+#![expect(
+    clippy::cast_precision_loss,
+    reason = "byte counts are shown as MB, MiB and bytes a record"
+)]
+
+use asr_suite::generate::{Shape, realistic_stream};
+use nix::sys::resource::{UsageWho, getrusage};
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|a| a == "--measure") {
+        measure(&args[at + 1..]);
+        return;
+    }
+    let sizes: Vec<u64> = args
+        .iter()
+        .position(|a| a == "--mb")
+        .and_then(|at| args.get(at + 1).cloned())
+        .or_else(|| std::env::var("ASR_CTK_MEMORY_MB").ok())
+        .unwrap_or_else(|| "1024,2048".to_owned())
+        .split(',')
+        .filter_map(|v| v.trim().parse().ok())
+        .collect();
+    let dir =
+        TempDir(std::env::temp_dir().join(format!("asr-ctk-bench-memory-{}", std::process::id())));
+    std::fs::create_dir_all(&dir.0).expect("temp dir");
+
+    let tiny = dir.0.join("tiny.jsonl");
+    generate(
+        &tiny,
+        Shape {
+            max_turns: 20,
+            ..shape(1, u64::MAX)
+        },
+    );
+    let base_validate = peak_kib(&["validate"], &tiny);
+    let base_read = peak_kib(&["read"], &tiny);
+    std::fs::remove_file(&tiny).ok();
+    println!(
+        "tiny stream: validate {:.1} MiB, read {:.1} MiB",
+        mib(base_validate),
+        mib(base_read)
+    );
+
+    let mut previous: Option<(u64, u64, u64)> = None;
+    for (n, mb) in sizes.into_iter().enumerate() {
+        let path = dir.0.join(format!("stream-{mb}.jsonl"));
+        let generated = generate(&path, shape(n as u64 + 2, mb << 20));
+        let validate = peak_kib(&["validate"], &path);
+        let read = peak_kib(&["read"], &path);
+        std::fs::remove_file(&path).ok();
+        let per_record = |peak: u64, base: u64| {
+            (peak.saturating_sub(base) * 1024) as f64 / generated.records as f64
+        };
+        println!(
+            "{:.0} MB, {} records: validate {:.1} MiB ({:.0} bytes a record), read {:.1} MiB ({:.0} bytes a record)",
+            generated.bytes as f64 / 1e6,
+            generated.records,
+            mib(validate),
+            per_record(validate, base_validate),
+            mib(read),
+            per_record(read, base_read),
+        );
+        if let Some((records, validate_before, read_before)) = previous {
+            let more = generated.records.saturating_sub(records).max(1) as f64;
+            let growth =
+                |peak: u64, before: u64| (peak.saturating_sub(before) * 1024) as f64 / more;
+            println!(
+                "  from the previous size: validate {:.0} bytes a record more, read {:.0}",
+                growth(validate, validate_before),
+                growth(read, read_before)
+            );
+        }
+        previous = Some((generated.records, validate, read));
+    }
+}
+
+/// The realistic mix with a tool output of about 4 MB every 200 turns.
+fn shape(seed: u64, bytes: u64) -> Shape {
+    Shape::bytes(seed, bytes).with_large_texts(200, 4 << 20)
+}
+
+struct Generated {
+    records: u64,
+    bytes: u64,
+}
+
+fn generate(path: &PathBuf, shape: Shape) -> Generated {
+    let mut out = BufWriter::new(File::create(path).expect("create stream"));
+    let generated = realistic_stream(&mut out, shape).expect("write stream");
+    Generated {
+        records: generated.records,
+        bytes: generated.bytes,
+    }
+}
+
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+/// The peak resident memory, in KiB, of `asr-ctk ARGS PATH`, measured by a fresh process
+/// of this bench that runs it as its only child.
+fn peak_kib(args: &[&str], path: &Path) -> u64 {
+    let output = Command::new(std::env::current_exe().expect("own path"))
+        .arg("--measure")
+        .args(args)
+        .arg(path)
+        .output()
+        .expect("measure");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{text} {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    text.trim().parse().expect("a peak in KiB")
+}
+
+/// Runs `asr-ctk ARGS`, output to /dev/null, and prints its peak resident memory in KiB.
+fn measure(args: &[String]) {
+    let status = Command::new(env!("CARGO_BIN_EXE_asr-ctk"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("asr-ctk runs");
+    assert!(status.success(), "asr-ctk {args:?}: {status}");
+    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).expect("getrusage");
+    // Linux gives it in KiB.
+    println!("{}", usage.max_rss());
+}
+
+/// A directory of its own, removed at the end, whatever happens.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(&self.0).ok();
+    }
+}
