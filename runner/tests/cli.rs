@@ -595,14 +595,31 @@ fn the_binary_works_away_from_the_source_tree() {
     let out = place.join("out");
     let out = out.to_string_lossy();
     let run = |args: &[&str]| {
-        let output = Command::new(&binary)
-            .args(args)
-            .current_dir(&place)
-            .env("HOME", &home)
-            .env_remove("XDG_CACHE_HOME")
-            .stdin(Stdio::null())
-            .output()
-            .expect("runs");
+        // A copy just written can be busy for a moment: another test's child, forked while it
+        // was open for writing, holds it until that child execs.
+        let mut tries = 0;
+        let output = loop {
+            match Command::new(&binary)
+                .args(args)
+                .current_dir(&place)
+                .env("HOME", &home)
+                .env_remove("XDG_CACHE_HOME")
+                .stdin(Stdio::null())
+                .output()
+            {
+                Ok(output) => break output,
+                Err(e) if tries < 50 => {
+                    tries += 1;
+                    assert_eq!(
+                        e.raw_os_error(),
+                        Some(26),
+                        "only ETXTBSY is waited out: {e}"
+                    );
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+                Err(e) => panic!("the copy does not run: {e}"),
+            }
+        };
         (
             output.status.code(),
             String::from_utf8_lossy(&output.stderr).into_owned(),

@@ -1,12 +1,15 @@
 //! The reference reader: how the spec says a stream is to be understood, as a reading
 //! (PROTOCOL.md, "Readers and the reading"; `schemas/reading.schema.json`).
 
+use crate::compact::{Ids, Strings};
 use crate::json;
 use crate::lines::{Line, LineReader};
 use crate::refs::{Ref, own_session_ref, parse_ref, parse_session_ref};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::collections::hash_map::RandomState;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::{BuildHasher, Hasher};
 use std::io::{self, BufReader, Read, Seek, Write};
 
 /// How a reader understood a stream.
@@ -212,8 +215,8 @@ impl Scan {
         pretty: bool,
         depth: usize,
     ) -> io::Result<()> {
-        let facts = self.state.facts();
-        let state = self.state;
+        let mut state = self.state;
+        let facts = state.facts();
         let mut file = BufReader::with_capacity(64 << 10, file);
         let pad = |level: usize| -> String {
             if pretty {
@@ -230,25 +233,23 @@ impl Scan {
             nested(&facts.session, pretty, depth + 1)?
         )?;
         write!(out, ",{}\"records\"{colon}{{", pad(1))?;
-        let mut order: Vec<(&str, usize)> = state
-            .records
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (r.id.as_str(), i))
-            .collect();
-        order.sort_unstable();
+        let mut order: Vec<u32> =
+            (0..u32::try_from(state.records.len()).unwrap_or(u32::MAX)).collect();
+        order.sort_unstable_by(|a, b| state.ids.text(*a).cmp(state.ids.text(*b)));
         let mut line = Vec::new();
-        for (n, (id, index)) in order.iter().enumerate() {
-            let record = &state.records[*index];
-            let mut reading = facts.record(&state, *index);
+        for (n, number) in order.iter().enumerate() {
+            let index = *number as usize;
+            let id = state.ids.text(*number);
+            let record = &state.records[index];
+            let mut reading = facts.record(&state, index);
             if record.message.is_some() {
                 line.resize(usize::try_from(record.len).unwrap_or(usize::MAX), 0);
                 file.seek(io::SeekFrom::Start(record.offset))?;
                 file.read_exact(&mut line)?;
                 let Ok(parsed) = json::parse(&line) else {
                     return Err(io::Error::other(format!(
-                        "line {} changed while the stream was read: it is no longer JSON",
-                        record.line
+                        "the line at byte {} changed while the stream was read: it is no longer JSON",
+                        record.offset
                     )));
                 };
                 if let Value::Object(object) = parsed.value {
@@ -288,21 +289,26 @@ fn nested<T: Serialize>(value: &T, pretty: bool, levels: usize) -> io::Result<St
 const NATIVE_KEYS: &[&str] = &["messageId", "callId", "planId", "turnId", "inferenceId"];
 const PARENT_FACETS: &[&str] = &["spawnedBy", "forkedFrom", "continues", "relatedUnknown"];
 
+/// What the reading keeps of a record between the passes: a few bytes, no text but the
+/// reference it supersedes (its id is in [`State::ids`], under its number).
 #[derive(Debug)]
 struct Record {
-    id: String,
     seq: Option<u64>,
-    kind: Option<String>,
+    /// Its type, a number in [`State::kinds`] ([`NO_KIND`] for none).
+    kind: u32,
     copied: bool,
     declaration: bool,
-    supersedes: Option<String>,
-    message: Option<MessageFacts>,
-    delivery: Option<DeliveryFacts>,
-    /// Where its line is: 1-based number, byte offset and length (for a second pass).
-    line: usize,
+    /// A message: whether it is an entry of the context view.
+    message: Option<bool>,
+    /// The reference it supersedes, a number in [`State::texts`].
+    supersedes: Option<u32>,
+    /// Where its line is: byte offset and length (for the second pass).
     offset: u64,
     len: u64,
 }
+
+/// The number of "no type".
+const NO_KIND: u32 = u32::MAX;
 
 #[derive(Debug)]
 struct MessageFacts {
@@ -312,8 +318,10 @@ struct MessageFacts {
 
 #[derive(Debug)]
 struct DeliveryFacts {
-    message: Option<String>,
-    status: Option<String>,
+    /// The message reference, a number in [`State::texts`].
+    message: Option<u32>,
+    /// Its status confirms a send (`sent`, `delivered`).
+    confirms: bool,
 }
 
 /// The most refusals kept: one more line says how many were left out.
@@ -342,8 +350,19 @@ struct State {
     local_through: Option<String>,
     named: BTreeSet<String>,
     records: Vec<Record>,
-    by_id: HashMap<String, usize>,
-    native: HashMap<String, Vec<usize>>,
+    /// Record ids, numbered as the records are.
+    ids: Ids,
+    /// Record types, each once.
+    kinds: Vec<String>,
+    kind_numbers: HashMap<String, u32>,
+    /// References kept for the end (supersedes, delivery targets).
+    texts: Strings,
+    /// Each message's parts, by record number (one pass only).
+    parts: HashMap<u32, Vec<PartReading>>,
+    deliveries: HashMap<u32, DeliveryFacts>,
+    /// `(hash of "key=value", record)` for every native id, sorted once the stream is read.
+    native: Vec<(u64, u32)>,
+    native_seed: RandomState,
 }
 
 /// What the reading says of every record, and of the session, once the stream is read.
@@ -358,29 +377,28 @@ impl Facts {
     /// A record's reading, its parts left out unless the scan kept them.
     fn record(&self, state: &State, index: usize) -> RecordReading {
         let record = &state.records[index];
-        let context_view = record.message.as_ref().map(|m| m.context_view);
+        let context_view = record.message;
         RecordReading {
-            kind: record.kind.clone(),
+            kind: state.kinds.get(record.kind as usize).cloned(),
             superseded: self.superseded[index],
             originality: self.originality[index],
             context_view,
             delivered: context_view.map(|_| self.delivered[index]),
-            parts: record
-                .message
-                .as_ref()
-                .filter(|_| state.keep_parts)
-                .map(|m| m.parts.clone()),
+            parts: state
+                .parts
+                .get(&u32::try_from(index).unwrap_or(u32::MAX))
+                .cloned(),
         }
     }
 
     fn totals(&self, state: &State) -> Totals {
         Totals {
-            own_records: state
-                .records
+            own_records: self
+                .originality
                 .iter()
-                .zip(&self.originality)
+                .enumerate()
                 .filter(|(_, o)| **o == Originality::Original)
-                .map(|(r, _)| r.id.clone())
+                .map(|(n, _)| state.id(n).to_owned())
                 .collect(),
             may_include_copies: self.originality.contains(&Originality::Unknown),
         }
@@ -405,8 +423,14 @@ impl State {
             local_through: None,
             named: BTreeSet::new(),
             records: Vec::new(),
-            by_id: HashMap::new(),
-            native: HashMap::new(),
+            ids: Ids::default(),
+            kinds: Vec::new(),
+            kind_numbers: HashMap::new(),
+            texts: Strings::default(),
+            parts: HashMap::new(),
+            deliveries: HashMap::new(),
+            native: Vec::new(),
+            native_seed: RandomState::new(),
         }
     }
 
@@ -484,7 +508,7 @@ impl State {
         if kind == Some("session") {
             return;
         }
-        self.record(&record, number, offset, bytes.len() as u64);
+        self.record(&record, offset, bytes.len() as u64);
     }
 
     fn header(&mut self, header: &Map<String, Value>) {
@@ -540,13 +564,17 @@ impl State {
         }
     }
 
-    fn record(&mut self, record: &Map<String, Value>, line: usize, offset: u64, len: u64) {
+    fn record(&mut self, record: &Map<String, Value>, offset: u64, len: u64) {
         let Some(id) = record.get("id").and_then(Value::as_str) else {
             return;
         };
-        if self.by_id.contains_key(id) {
+        if self.ids.find(id.as_bytes()).is_some() {
             return;
         }
+        let Some(number) = self.ids.add(id.as_bytes()) else {
+            self.refuse(0, "more records than the reader can number".into());
+            return;
+        };
         let kind = record.get("type").and_then(Value::as_str);
         let declaration = kind == Some("declaration");
         if declaration {
@@ -569,71 +597,108 @@ impl State {
                     self.name(Some(entry));
                 }
             }
-            message_facts(record, self.keep_parts)
+            let facts = message_facts(record, self.keep_parts);
+            if self.keep_parts {
+                self.parts.insert(number, facts.parts);
+            }
+            facts.context_view
         });
-        let delivery = (kind == Some("delivery")).then(|| DeliveryFacts {
-            message: record
+        if kind == Some("delivery") {
+            let message = record
                 .get("message")
                 .and_then(Value::as_str)
-                .map(str::to_owned),
-            status: record
-                .get("status")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-        });
-        let index = self.records.len();
+                .map(|m| self.keep(m));
+            let confirms = matches!(
+                record.get("status").and_then(Value::as_str),
+                Some("sent" | "delivered")
+            );
+            self.deliveries
+                .insert(number, DeliveryFacts { message, confirms });
+        }
         for key in NATIVE_KEYS {
             if let Some(value) = record.get(*key).and_then(Value::as_str) {
-                self.native
-                    .entry(format!("{key}={value}"))
-                    .or_default()
-                    .push(index);
+                let hash = self.native_hash(&format!("{key}={value}"));
+                self.native.push((hash, number));
             }
         }
-        self.by_id.insert(id.to_owned(), index);
+        let kind = kind.map_or(NO_KIND, |k| self.kind_number(k));
+        let supersedes = record
+            .get("supersedes")
+            .and_then(Value::as_str)
+            .map(|t| self.keep(t));
         self.records.push(Record {
-            id: id.to_owned(),
             seq: record.get("seq").and_then(Value::as_u64),
-            kind: kind.map(str::to_owned),
+            kind,
             copied: record.get("copiedFrom").is_some_and(Value::is_object),
             declaration,
-            supersedes: record
-                .get("supersedes")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
             message,
-            delivery,
-            line,
+            supersedes,
             offset,
             len,
         });
     }
 
-    /// The records a reference names: a native id through its key, else a record id.
+    /// The id of record number `index`.
+    fn id(&self, index: usize) -> &str {
+        self.ids.text(u32::try_from(index).unwrap_or(u32::MAX))
+    }
+
+    /// Keeps a reference for the end of the stream.
+    fn keep(&mut self, text: &str) -> u32 {
+        u32::try_from(self.texts.push(text.as_bytes())).unwrap_or(u32::MAX)
+    }
+
+    fn kind_number(&mut self, kind: &str) -> u32 {
+        if let Some(n) = self.kind_numbers.get(kind) {
+            return *n;
+        }
+        let n = u32::try_from(self.kinds.len()).unwrap_or(NO_KIND);
+        self.kinds.push(kind.to_owned());
+        self.kind_numbers.insert(kind.to_owned(), n);
+        n
+    }
+
+    fn native_hash(&self, reference: &str) -> u64 {
+        let mut hasher = self.native_seed.build_hasher();
+        hasher.write(reference.as_bytes());
+        hasher.finish()
+    }
+
+    /// The records a reference names: a native id through its key, else a record id. Native
+    /// ids are found by a 64-bit hash, keyed per stream, so that no stream can aim for a
+    /// collision.
     fn resolve(&self, reference: &str) -> Vec<usize> {
         if let Some(Ref::Native { key, .. }) = parse_ref(reference) {
             if NATIVE_KEYS.contains(&key) {
-                return self.native.get(reference).cloned().unwrap_or_default();
+                let hash = self.native_hash(reference);
+                let from = self.native.partition_point(|(h, _)| *h < hash);
+                return self.native[from..]
+                    .iter()
+                    .take_while(|(h, _)| *h == hash)
+                    .map(|(_, n)| *n as usize)
+                    .collect();
             }
         }
-        self.by_id
-            .get(reference)
-            .map(|i| vec![*i])
+        self.ids
+            .find(reference.as_bytes())
+            .map(|n| vec![n as usize])
             .unwrap_or_default()
     }
 
     /// Every record's facts, and the session's.
-    fn facts(&self) -> Facts {
+    fn facts(&mut self) -> Facts {
+        // Stable: the records of one native id stay in stream order.
+        self.native.sort_by_key(|(hash, _)| *hash);
         let mut superseded = vec![false; self.records.len()];
-        let mut previous: Vec<Option<usize>> = vec![None; self.records.len()];
+        let mut previous: Vec<Option<u32>> = vec![None; self.records.len()];
         for (index, record) in self.records.iter().enumerate() {
             if let Some(target) = record
                 .supersedes
-                .as_deref()
+                .map(|t| self.texts.text(t as usize))
                 .and_then(|t| self.resolve(t).into_iter().rfind(|i| *i < index))
             {
                 superseded[target] = true;
-                previous[index] = Some(target);
+                previous[index] = u32::try_from(target).ok();
             }
         }
         let originality = self.originality();
@@ -655,10 +720,10 @@ impl State {
         }
     }
 
-    fn finish(self) -> ReadOutcome {
+    fn finish(mut self) -> ReadOutcome {
         let facts = self.facts();
         let records = (0..self.records.len())
-            .map(|index| (self.records[index].id.clone(), facts.record(&self, index)))
+            .map(|index| (self.id(index).to_owned(), facts.record(&self, index)))
             .collect();
         ReadOutcome {
             accepted: self.accepted && self.header_seen,
@@ -675,10 +740,10 @@ impl State {
             .then(|| {
                 self.local_through
                     .as_deref()
-                    .and_then(|id| self.by_id.get(id))
+                    .and_then(|id| self.ids.find(id.as_bytes()))
             })
             .flatten()
-            .map(|&i| self.records[i].seq);
+            .map(|i| self.records[i as usize].seq);
         let default = match (self.inherits_mode.as_deref(), prefix_end) {
             (Some("none" | "referenced" | "rendered"), _) | (Some("copied"), Some(_)) => {
                 Originality::Original
@@ -706,34 +771,30 @@ impl State {
             .collect()
     }
 
-    fn delivered(&self, superseded: &[bool], previous: &[Option<usize>]) -> Vec<bool> {
+    fn delivered(&self, superseded: &[bool], previous: &[Option<u32>]) -> Vec<bool> {
         let mut delivered = vec![false; self.records.len()];
-        for (index, record) in self.records.iter().enumerate() {
-            let Some(delivery) = &record.delivery else {
-                continue;
-            };
-            if superseded[index]
-                || !matches!(delivery.status.as_deref(), Some("sent" | "delivered"))
-            {
-                continue;
-            }
+        let mut confirming: Vec<u32> = self
+            .deliveries
+            .iter()
+            .filter(|(n, d)| d.confirms && !superseded[**n as usize])
+            .map(|(n, _)| *n)
+            .collect();
+        confirming.sort_unstable();
+        for index in confirming {
             // The latest revision confirms; the message it is for may be named earlier in the chain.
             let mut at = Some(index);
             let mut target = None;
             let mut steps = 0;
             while let (Some(i), None) = (at, &target) {
-                target = self.records[i]
-                    .delivery
-                    .as_ref()
-                    .and_then(|d| d.message.clone());
-                at = previous[i];
+                target = self.deliveries.get(&i).and_then(|d| d.message);
+                at = previous[i as usize];
                 steps += 1;
                 if steps > self.records.len() {
                     break;
                 }
             }
             if let Some(target) = target {
-                for message in self.resolve(&target) {
+                for message in self.resolve(self.texts.text(target as usize)) {
                     if self.records[message].message.is_some() {
                         delivered[message] = true;
                     }
