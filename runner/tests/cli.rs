@@ -3,7 +3,7 @@
 use asr_suite::catalog::Catalog;
 use asr_suite::report::FileReport;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 const HEADER: &str = r#"{"type":"session","seq":0,"id":"h","formatVersion":"0.1","agent":{"name":"codex"},"sessionId":"019a3c2e"}"#;
@@ -26,10 +26,10 @@ fn asr_ctk(args: &[&str], stdin: Option<&str>) -> Output {
     child.wait_with_output().expect("asr-ctk ends")
 }
 
-fn dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("asr-ctk-cli-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
+mod common;
+
+fn dir(name: &str) -> common::Scratch {
+    common::scratch("cli", name)
 }
 
 fn file(dir: &Path, name: &str, lines: &[&str]) -> String {
@@ -394,7 +394,7 @@ fn validate_reports_the_rules_every_case_expects() {
     );
 }
 
-fn spec_copy(name: &str, edit: impl Fn(&str, String) -> String) -> PathBuf {
+fn spec_copy(name: &str, edit: impl Fn(&str, String) -> String) -> common::Scratch {
     let d = dir(name);
     let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/spec");
     for file in ["asr-messages.txt", "asr-lineage.txt"] {
@@ -673,7 +673,6 @@ fn the_binary_works_away_from_the_source_tree() {
     let (code, stderr) = run(&["cases", "--cases", "/nonexistent-corpus"]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("--cases"), "{stderr}");
-    std::fs::remove_dir_all(&place).expect("cleaned up");
 }
 
 #[test]
@@ -727,5 +726,4 @@ fn read_says_why_it_refuses_and_its_line_limit_can_be_raised() {
     let answer: serde_json::Value = serde_json::from_slice(&piped.stdout).expect("json");
     assert_eq!(answer["file"], "-");
     assert_eq!(answer["reading"]["records"]["r1"]["type"], "message");
-    std::fs::remove_dir_all(&place).expect("cleaned up");
 }

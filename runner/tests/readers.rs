@@ -7,6 +7,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -27,7 +29,7 @@ fn wrong(name: &str) -> String {
 }
 
 fn run(name: &str, adapter: Option<&str>) -> (Output, RunReport) {
-    let out = std::env::temp_dir().join(format!("asr-ctk-readers-{}-{name}", std::process::id()));
+    let out = common::scratch("readers", name);
     let out_text = out.to_string_lossy().into_owned();
     let mut args = vec![
         "run",
@@ -157,7 +159,7 @@ fn every_wrong_reader_fails_under_the_rule_it_breaks() {
 #[test]
 fn diff_against_the_reference_names_the_rule_with_pointers() {
     for (name, rule, _) in WRONG {
-        let out = std::env::temp_dir().join(format!("asr-ctk-diff-{}-{name}", std::process::id()));
+        let out = common::scratch("diff", name);
         let output = asr_ctk(&[
             "diff",
             "--adapter",
@@ -189,9 +191,7 @@ fn diff_against_the_reference_names_the_rule_with_pointers() {
         "--adapter",
         "reference",
         "--out",
-        &std::env::temp_dir()
-            .join("asr-ctk-diff-same")
-            .to_string_lossy(),
+        &common::scratch("diff", "same").to_string_lossy(),
     ]);
     assert_eq!(
         same.status.code(),

@@ -11,8 +11,12 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn out_dir(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("asr-ctk-run-{}-{name}", std::process::id()))
+mod common;
+
+use common::Scratch;
+
+fn out_dir(name: &str) -> Scratch {
+    common::scratch("run", name)
 }
 
 fn asr_ctk(args: &[&str]) -> Output {
@@ -23,7 +27,7 @@ fn asr_ctk(args: &[&str]) -> Output {
         .expect("asr-ctk runs")
 }
 
-fn run(name: &str, args: &[&str]) -> (Output, RunReport, PathBuf) {
+fn run(name: &str, args: &[&str]) -> (Output, RunReport, Scratch) {
     let out = out_dir(name);
     let out_text = out.to_string_lossy().into_owned();
     let mut all = vec!["run", "--quiet", "--out", out_text.as_str()];
@@ -269,7 +273,8 @@ fn the_python_example_passes_what_it_answers_and_its_broken_variant_fails_exactl
 
 #[test]
 fn a_known_failure_that_passes_is_reported_so_its_entry_can_go() {
-    let expect = out_dir("stale.json");
+    let scratch = out_dir("stale-expect");
+    let expect = scratch.join("expect.json");
     std::fs::write(
         &expect,
         r#"{"implementation": "asr-ctk-reference", "known": [{"case": "messages/ASR-212/n_*", "outcome": "fail", "reason": "was broken once", "link": "https://example.org/1"}]}"#,
@@ -323,6 +328,7 @@ fn oneshot_mode_runs_every_single_stream_case_and_skips_the_rest() {
 fn shards_merge_into_the_whole_run_and_jobs_change_nothing() {
     let (_, whole, _) = run("whole", &["--rule", "ASR-2*", "--jobs", "2"]);
     let mut shard_reports = Vec::new();
+    let mut shard_dirs = Vec::new();
     for i in 1..=3 {
         let (_, report, out) = run(
             &format!("shard{i}"),
@@ -330,6 +336,7 @@ fn shards_merge_into_the_whole_run_and_jobs_change_nothing() {
         );
         assert!(!report.cases.is_empty() && report.cases.len() < whole.cases.len());
         shard_reports.push(out.join("report.json").to_string_lossy().into_owned());
+        shard_dirs.push(out);
     }
     let merged_dir = out_dir("merged");
     let mut args = vec!["report", "merge", "--out"];
@@ -445,7 +452,7 @@ fn an_adapter_that_cannot_start_is_a_harness_failure_not_a_usage_error() {
 
 #[test]
 fn the_summary_counts_cases_and_pairs_and_lists_untested_rules() {
-    let (output, report, out) = run("summary", &["--case", "messages/ASR-2[01]*/**"]);
+    let (output, report, _out) = run("summary", &["--case", "messages/ASR-2[01]*/**"]);
     let text = stdout(&output);
     let names: BTreeSet<&str> = report.cases.iter().map(|c| c.name.as_str()).collect();
     assert!(
@@ -474,5 +481,4 @@ fn the_summary_counts_cases_and_pairs_and_lists_untested_rules() {
             "{rule} is listed: {text}"
         );
     }
-    let _ = std::fs::remove_dir_all(out);
 }
