@@ -122,7 +122,12 @@ fn stdin_len() -> Option<u64> {
 }
 
 fn print_human(out: &mut impl Write, report: &FileReport) -> io::Result<()> {
+    let catalog = asr_suite::catalog::Catalog::embedded();
+    let mut cited: Vec<&str> = Vec::new();
     for d in &report.diagnostics {
+        if !cited.contains(&d.rule.as_str()) {
+            cited.push(&d.rule);
+        }
         let mark = if d.is_inferred() { " (inferred)" } else { "" };
         let at = if d.pointer.is_empty() {
             String::new()
@@ -134,6 +139,12 @@ fn print_human(out: &mut impl Write, report: &FileReport) -> io::Result<()> {
             "{}:{}: {}[{}]{mark}{at}: {}",
             report.file, d.line, d.severity, d.rule, d.message
         )?;
+    }
+    // What each rule cited requires, once, after its findings.
+    for rule in cited {
+        if let Some(requirement) = catalog.summary(rule) {
+            writeln!(out, "  {rule} requires: {requirement}")?;
+        }
     }
     let c = report.counts;
     writeln!(

@@ -9,7 +9,7 @@
 //!  "records": 1,
 //!  "diagnostics": [{"rule": "ASR-402", "severity": "error", "line": 1, "seq": 0, "id": "h",
 //!                   "pointer": "/lineage",
-//!                   "message": "lineage must not ... ASR-402 requires: ..."}],
+//!                   "message": "root: true appears with spawnedBy"}],
 //!  "counts": {"asr": {"error": 1, "warning": 0, "notice": 0},
 //!             "inferred": {"error": 0, "warning": 0, "notice": 0}}}
 //! ```

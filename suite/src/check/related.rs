@@ -2,7 +2,6 @@
 //! (ASR-406) and a parent and its child agree on the delegation (ASR-412).
 
 use super::{CheckOptions, StreamReport};
-use crate::catalog::Catalog;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::refs::{Ref, parse_ref};
 use std::collections::HashMap;
@@ -101,14 +100,8 @@ pub fn check_related(reports: &mut [StreamReport], options: &CheckOptions) {
             ));
         }
     }
-    let catalog = Catalog::embedded();
-    for (index, mut d) in added {
+    for (index, d) in added {
         if options.reports(&d.rule) {
-            d.message = format!(
-                "{}. ASR-412 requires: {}",
-                d.message,
-                catalog.summary("ASR-412").unwrap_or("")
-            );
             reports[index].diagnostics.push(d);
             reports[index].diagnostics.sort_by_key(|d| d.line);
         }

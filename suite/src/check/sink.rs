@@ -4,7 +4,6 @@
 //! and severity of the most severe of them, so a stream's verdict never changes.
 
 use super::{CheckOptions, Finding, Place};
-use crate::catalog::Catalog;
 use crate::diagnostic::Diagnostic;
 
 /// The most findings listed for one line.
@@ -22,7 +21,6 @@ struct Overflow {
 #[derive(Debug)]
 pub(crate) struct Sink {
     options: CheckOptions,
-    catalog: &'static Catalog,
     diagnostics: Vec<Diagnostic>,
     line_listed: usize,
     line_overflow: Option<Overflow>,
@@ -33,7 +31,6 @@ impl Sink {
     pub(crate) fn new(options: CheckOptions) -> Self {
         Sink {
             options,
-            catalog: Catalog::embedded(),
             diagnostics: Vec::new(),
             line_listed: 0,
             line_overflow: None,
@@ -93,13 +90,8 @@ impl Sink {
         if !self.options.reports(finding.rule) {
             return None;
         }
-        let message = match self.catalog.summary(finding.rule) {
-            Some(requirement) => format!(
-                "{}. {} requires: {requirement}",
-                finding.message, finding.rule
-            ),
-            None => finding.message,
-        };
+        // The rule's requirement stays in the catalog: renderers show it where people read.
+        let message = finding.message;
         Some(Diagnostic {
             rule: finding.rule.to_owned(),
             severity: finding.severity,
