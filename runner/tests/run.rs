@@ -158,7 +158,21 @@ fn the_reference_implementation_is_conformant_on_every_rule_it_claims() {
     let badge: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("badge.json")).expect("badge"))
             .expect("JSON");
-    assert_eq!(badge["color"], "brightgreen");
+    let count = |v: RuleVerdict| report.rules.iter().filter(|r| r.verdict == v).count();
+    let (conformant, untested) = (count(RuleVerdict::Conformant), count(RuleVerdict::Untested));
+    assert_eq!(
+        badge["message"],
+        format!("{conformant}/{} rules", conformant + untested),
+        "untested rules are counted"
+    );
+    assert_eq!(
+        badge["color"],
+        if untested == 0 {
+            "brightgreen"
+        } else {
+            "yellow"
+        }
+    );
 }
 
 #[test]

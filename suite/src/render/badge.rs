@@ -3,27 +3,29 @@
 use super::View;
 use crate::conformance::{RuleVerdict, RunReport};
 
-/// A shields.io endpoint badge: conformant rules out of the applicable rules tested, green when
-/// none is broken, yellow when only SHOULD-level expectations failed, red otherwise, grey when
-/// nothing was tested.
+/// A shields.io endpoint badge: conformant rules out of the applicable rules (untested ones
+/// included: a rule without a case run is not certified), green when every one is
+/// conformant, yellow when only SHOULD-level expectations failed or some rule is untested, red
+/// when a rule is broken, grey when nothing was tested.
 pub fn badge(report: &RunReport) -> serde_json::Value {
     let view = View::of(report);
     let count = |v: RuleVerdict| view.rules.iter().filter(|r| r.verdict == v).count();
     let conformant = count(RuleVerdict::Conformant);
     let non_conformant = count(RuleVerdict::NonConformant);
     let non_strict = count(RuleVerdict::NonStrict);
+    let untested = count(RuleVerdict::Untested);
     let tested = conformant + non_conformant + non_strict;
     let (message, color) = if tested == 0 {
         ("untested".to_owned(), "lightgrey")
     } else {
         let color = if non_conformant > 0 {
             "red"
-        } else if non_strict > 0 {
+        } else if non_strict > 0 || untested > 0 {
             "yellow"
         } else {
             "brightgreen"
         };
-        (format!("{conformant}/{tested} rules"), color)
+        (format!("{conformant}/{} rules", tested + untested), color)
     };
     // A run that did not run every case certifies nothing whole: it is never green.
     let (message, color) = match view.incomplete {
@@ -52,7 +54,7 @@ mod tests {
         let b = badge(&r);
         assert_eq!(b["schemaVersion"], 1);
         assert_eq!(b["label"], "ASR conformance");
-        assert_eq!(b["message"], "1/4 rules");
+        assert_eq!(b["message"], "1/5 rules");
         assert_eq!(b["color"], "red");
 
         let set = |r: &mut RunReport, verdicts: &[RuleVerdict]| {
@@ -60,15 +62,21 @@ mod tests {
                 rule.verdict = *v;
             }
         };
-        set(&mut r, &[C, C, S, U, C, A]);
+        set(&mut r, &[C, C, S, C, C, A]);
         assert_eq!(
             (badge(&r)["message"].clone(), badge(&r)["color"].clone()),
-            ("3/4 rules".into(), "yellow".into())
+            ("4/5 rules".into(), "yellow".into())
         );
         set(&mut r, &[C, C, C, U, C, A]);
         assert_eq!(
             (badge(&r)["message"].clone(), badge(&r)["color"].clone()),
-            ("4/4 rules".into(), "brightgreen".into())
+            ("4/5 rules".into(), "yellow".into()),
+            "an untested rule is counted and keeps the badge from green"
+        );
+        set(&mut r, &[C, C, C, C, C, A]);
+        assert_eq!(
+            (badge(&r)["message"].clone(), badge(&r)["color"].clone()),
+            ("5/5 rules".into(), "brightgreen".into())
         );
         set(&mut r, &[N, S, C, U, C, A]);
         assert_eq!(badge(&r)["color"], "red");
