@@ -107,8 +107,10 @@ impl Supervised {
         status
     }
 
-    /// Waits until the adapter exits or `deadline` passes.
+    /// Waits until the adapter exits or `deadline` passes. A process that has just closed its
+    /// output is usually a moment from exiting: the first looks come quickly.
     pub fn wait_until(&mut self, deadline: Instant) -> Option<std::process::ExitStatus> {
+        let mut pause = Duration::from_micros(50);
         loop {
             if let Some(status) = self.exited() {
                 return Some(status);
@@ -116,7 +118,8 @@ impl Supervised {
             if Instant::now() >= deadline {
                 return None;
             }
-            std::thread::sleep(Duration::from_millis(5));
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(5));
         }
     }
 
