@@ -1,0 +1,25 @@
+//! The README's example of the library is `examples/library.rs`, line for line, so that what
+//! the README shows compiles and runs.
+
+#[test]
+fn the_readme_shows_the_library_example_as_it_is() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("../README.md")).expect("README");
+    let section = readme
+        .split("## The library, for Rust implementers")
+        .nth(1)
+        .expect("the section");
+    let block = section
+        .split("```rust\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("a rust block");
+    let example = std::fs::read_to_string(root.join("examples/library.rs")).expect("example");
+    let code: Vec<&str> = example.lines().map(str::trim).collect();
+    let mut shown = 0;
+    for line in block.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        assert!(code.contains(&line), "the example lacks: {line}");
+        shown += 1;
+    }
+    assert!(shown > 10, "{shown} lines");
+}
