@@ -323,7 +323,7 @@ fn rules_lists_the_catalog_in_both_formats() {
             rule.id
         );
     }
-    assert_eq!(catalog.rules.len(), 66);
+    assert_eq!(catalog.rules.len(), Catalog::embedded().rules.len());
     assert_eq!(catalog.inferred.len(), Catalog::embedded().inferred.len());
 }
 
@@ -412,7 +412,12 @@ fn spec_check_agrees_with_the_spec_in_hand() {
         None,
     );
     assert_eq!(output.status.code(), Some(0), "{output:?}");
-    assert!(stdout(&output).contains("66 rule statements"));
+    let stated = Catalog::embedded().rules.len();
+    assert!(
+        stdout(&output).contains(&format!("{stated} rule statements")),
+        "{}",
+        stdout(&output)
+    );
 }
 
 #[test]
