@@ -331,18 +331,16 @@ fn finish(
     } else {
         "the run ended before it".to_owned()
     };
-    let mut not_run = 0;
     let results: Vec<CaseResult> = results
         .into_iter()
         .zip(items)
         .map(|(result, (role, case))| {
-            result.unwrap_or_else(|| {
-                not_run += 1;
-                blank(case, *role, Outcome::NotRun, format!("not run: {why}"))
-            })
+            result.unwrap_or_else(|| blank(case, *role, Outcome::NotRun, format!("not run: {why}")))
         })
         .collect();
-    let counted = results
+    // Cases the workers began but did not finish are not-run only when the run was
+    // interrupted: `why` says so then too.
+    let not_run = results
         .iter()
         .filter(|r| r.outcome == Outcome::NotRun)
         .count();
@@ -350,13 +348,6 @@ fn finish(
         results,
         identity,
         never_started: None,
-        incomplete: (counted > 0).then(|| {
-            let reason = if not_run > 0 {
-                why
-            } else {
-                "the run was interrupted".to_owned()
-            };
-            format!("{counted} case(s) not run: {reason}")
-        }),
+        incomplete: (not_run > 0).then(|| format!("{not_run} case(s) not run: {why}")),
     }
 }
