@@ -48,6 +48,62 @@ fn main() {
         digest.finish()
     );
     std::fs::write(out.join("embedded.rs"), code).expect("OUT_DIR is writable");
+    rule_ids(&manifest, &out);
+}
+
+/// Writes one `RuleId` constant for each id of the catalog (`cases/rules.toml`), so that
+/// code can only name a rule the catalog has, and fails the build on an `x-asr-rule` of a
+/// schema that the catalog does not have.
+fn rule_ids(manifest: &Path, out: &Path) {
+    let catalog = manifest.join("cases").join("rules.toml");
+    let text =
+        std::fs::read_to_string(&catalog).unwrap_or_else(|e| panic!("{}: {e}", catalog.display()));
+    // Every table of the catalog names its rule on a line of its own: `id = "ASR-..."`.
+    let ids: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("id = \""))
+        .filter_map(|l| l.strip_suffix('"'))
+        .collect();
+    assert!(
+        ids.len() > 60 && ids.iter().all(|id| id.starts_with("ASR-")),
+        "{}: expected the catalog's rule ids, found {ids:?}",
+        catalog.display()
+    );
+    let mut code = String::new();
+    for id in &ids {
+        let _ = writeln!(
+            code,
+            "/// `{id}`.\npub const {}: RuleId = RuleId({id:?});",
+            id.replace('-', "_")
+        );
+    }
+    let _ = writeln!(code, "/// Every id of the catalog, in its order.");
+    let _ = writeln!(code, "pub static ALL: &[RuleId] = &[");
+    for id in &ids {
+        let _ = writeln!(code, "    {},", id.replace('-', "_"));
+    }
+    code.push_str("];\n");
+    std::fs::write(out.join("rule_ids.rs"), code).expect("OUT_DIR is writable");
+
+    let mut schemas = Vec::new();
+    walk(&manifest.join("schemas"), &mut schemas);
+    for schema in schemas {
+        let text = std::fs::read_to_string(&schema).unwrap_or_default();
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find("\"x-asr-rule\"") {
+            rest = &rest[at + "\"x-asr-rule\"".len()..];
+            let value = rest
+                .trim_start_matches(|c: char| c == ':' || c.is_whitespace())
+                .strip_prefix('"')
+                .and_then(|v| v.split('"').next())
+                .unwrap_or("");
+            assert!(
+                ids.contains(&value),
+                "{}: x-asr-rule {value:?} is no rule id of cases/rules.toml",
+                schema.display()
+            );
+        }
+    }
 }
 
 fn walk(dir: &Path, files: &mut Vec<PathBuf>) {

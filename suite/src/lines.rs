@@ -99,6 +99,17 @@ impl<R: BufRead> LineReader<R> {
     }
 }
 
+/// The first line without its UTF-8 byte order mark, when it starts with one: JSON text must
+/// not have one (RFC 8259), yet a parser may ignore it, and the kit reads past it (reporting
+/// it, where it checks).
+pub fn without_bom(number: usize, bytes: &[u8]) -> Option<&[u8]> {
+    if number == 1 {
+        bytes.strip_prefix(b"\xEF\xBB\xBF")
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,15 +1,15 @@
 //! The reference reader: how the spec says a stream is to be understood, as a reading
 //! (PROTOCOL.md, "Readers and the reading"; `schemas/reading.schema.json`).
 
-use crate::compact::{Ids, Strings};
+use crate::compact::Strings;
 use crate::json;
 use crate::lines::{Line, LineReader};
-use crate::refs::{Ref, own_session_ref, parse_ref, parse_session_ref};
+use crate::model::{
+    self, Added, Layout, Lineage, Outline, RecordIndex, Standing, canonical_session,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::collections::hash_map::RandomState;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::hash::{BuildHasher, Hasher};
 use std::io::{self, BufReader, Read, Seek, Write};
 
 /// How a reader understood a stream.
@@ -159,6 +159,18 @@ pub fn read_bytes(bytes: &[u8]) -> ReadOutcome {
     read_stream(bytes, usize::MAX).unwrap_or_else(|_| State::new(true, usize::MAX).finish())
 }
 
+/// How the reference reader placed a stream held in memory: its header, its records, what
+/// their references resolved to, the sessions it names. The checker gives its own
+/// ([`crate::check::outline`]); the two agree on every stream.
+pub fn outline(bytes: &[u8]) -> Outline {
+    let mut lines = LineReader::new(bytes, usize::MAX);
+    let mut state = State::new(false, usize::MAX);
+    while let Ok(Some(line)) = lines.next_line() {
+        state.take(&line);
+    }
+    state.outline()
+}
+
 /// Why a reader did not accept a stream: the line and the reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
@@ -190,13 +202,13 @@ pub fn scan<R: Read>(input: R, max_line: usize) -> io::Result<Scan> {
 impl Scan {
     /// Whether the reader accepts the stream.
     pub fn accepted(&self) -> bool {
-        self.state.accepted && self.state.header_seen
+        self.state.accepted && self.state.seen_any
     }
 
     /// Why it does not, line by line (empty when it does).
     pub fn refusals(&self) -> Vec<Refusal> {
         let mut refusals = self.state.refusals.clone();
-        if !self.state.header_seen && refusals.is_empty() {
+        if !self.state.seen_any && refusals.is_empty() {
             refusals.push(Refusal {
                 line: 0,
                 reason: "the stream is empty: it has no header".into(),
@@ -215,7 +227,7 @@ impl Scan {
         pretty: bool,
         depth: usize,
     ) -> io::Result<()> {
-        let mut state = self.state;
+        let state = self.state;
         let facts = state.facts();
         let mut file = BufReader::with_capacity(64 << 10, file);
         let pad = |level: usize| -> String {
@@ -233,15 +245,13 @@ impl Scan {
             nested(&facts.session, pretty, depth + 1)?
         )?;
         write!(out, ",{}\"records\"{colon}{{", pad(1))?;
-        let mut order: Vec<u32> =
-            (0..u32::try_from(state.records.len()).unwrap_or(u32::MAX)).collect();
-        order.sort_unstable_by(|a, b| state.ids.text(*a).cmp(state.ids.text(*b)));
+        let mut order: Vec<u32> = state.listed().collect();
+        order.sort_unstable_by(|a, b| state.index.id(*a).cmp(state.index.id(*b)));
         let mut line = Vec::new();
         for (n, number) in order.iter().enumerate() {
-            let index = *number as usize;
-            let id = state.ids.text(*number);
-            let record = &state.records[index];
-            let mut reading = facts.record(&state, index);
+            let id = state.index.id(*number);
+            let record = &state.records[*number as usize];
+            let mut reading = facts.record(&state, *number);
             if record.message.is_some() {
                 line.resize(usize::try_from(record.len).unwrap_or(usize::MAX), 0);
                 file.seek(io::SeekFrom::Start(record.offset))?;
@@ -286,16 +296,10 @@ fn nested<T: Serialize>(value: &T, pretty: bool, levels: usize) -> io::Result<St
     Ok(text.replace('\n', &format!("\n{}", "  ".repeat(levels))))
 }
 
-const NATIVE_KEYS: &[&str] = &["messageId", "callId", "planId", "turnId", "inferenceId"];
-const PARENT_FACETS: &[&str] = &["spawnedBy", "forkedFrom", "continues", "relatedUnknown"];
-
 /// What the reading keeps of a record between the passes: a few bytes, no text but the
-/// reference it supersedes (its id is in [`State::ids`], under its number).
+/// reference it supersedes (its id, seq and type are in [`State::index`], under its number).
 #[derive(Debug)]
 struct Record {
-    seq: Option<u64>,
-    /// Its type, a number in [`State::kinds`] ([`NO_KIND`] for none).
-    kind: u32,
     copied: bool,
     declaration: bool,
     /// A message: whether it is an entry of the context view.
@@ -306,9 +310,6 @@ struct Record {
     offset: u64,
     len: u64,
 }
-
-/// The number of "no type".
-const NO_KIND: u32 = u32::MAX;
 
 #[derive(Debug)]
 struct MessageFacts {
@@ -322,6 +323,13 @@ struct DeliveryFacts {
     message: Option<u32>,
     /// Its status confirms a send (`sent`, `delivered`).
     confirms: bool,
+}
+
+/// The effective `inherits`: its mode and `localThroughId`.
+#[derive(Debug, Default)]
+struct Inheriting {
+    mode: Option<String>,
+    local_through: Option<String>,
 }
 
 /// The most refusals kept: one more line says how many were left out.
@@ -341,66 +349,64 @@ struct State {
     refused_more: usize,
     /// The byte offset of the next line.
     offset: u64,
-    header_seen: bool,
+    /// Some line was read.
+    seen_any: bool,
+    layout: Layout,
+    /// The header's record number, when it has an id: it is the session, not a record.
+    header: Option<u32>,
     own_session: Option<String>,
     mirror: bool,
     root: bool,
     parents: bool,
-    inherits_mode: Option<String>,
-    local_through: Option<String>,
+    inherits: Inheriting,
+    /// Every `inherits.localThroughId`: the declaring line and the reference.
+    local_throughs: Vec<(usize, u32)>,
     named: BTreeSet<String>,
+    /// Every record with an id, the header included, numbered as [`State::records`].
+    index: RecordIndex,
     records: Vec<Record>,
-    /// Record ids, numbered as the records are.
-    ids: Ids,
-    /// Record types, each once.
-    kinds: Vec<String>,
-    kind_numbers: HashMap<String, u32>,
     /// References kept for the end (supersedes, delivery targets).
     texts: Strings,
     /// Each message's parts, by record number (one pass only).
     parts: HashMap<u32, Vec<PartReading>>,
     deliveries: HashMap<u32, DeliveryFacts>,
-    /// `(hash of "key=value", record)` for every native id, sorted once the stream is read.
-    native: Vec<(u64, u32)>,
-    native_seed: RandomState,
 }
 
 /// What the reading says of every record, and of the session, once the stream is read.
 struct Facts {
     session: SessionReading,
     superseded: Vec<bool>,
+    /// What each record supersedes: the latest earlier record its `supersedes` names.
+    previous: Vec<Option<u32>>,
     originality: Vec<Originality>,
     delivered: Vec<bool>,
 }
 
 impl Facts {
     /// A record's reading, its parts left out unless the scan kept them.
-    fn record(&self, state: &State, index: usize) -> RecordReading {
-        let record = &state.records[index];
-        let context_view = record.message;
+    fn record(&self, state: &State, n: u32) -> RecordReading {
+        let index = n as usize;
+        let context_view = state.records[index].message;
         RecordReading {
-            kind: state.kinds.get(record.kind as usize).cloned(),
+            kind: state.index.kind(n).map(str::to_owned),
             superseded: self.superseded[index],
             originality: self.originality[index],
             context_view,
             delivered: context_view.map(|_| self.delivered[index]),
-            parts: state
-                .parts
-                .get(&u32::try_from(index).unwrap_or(u32::MAX))
-                .cloned(),
+            parts: state.parts.get(&n).cloned(),
         }
     }
 
     fn totals(&self, state: &State) -> Totals {
         Totals {
-            own_records: self
-                .originality
-                .iter()
-                .enumerate()
-                .filter(|(_, o)| **o == Originality::Original)
-                .map(|(n, _)| state.id(n).to_owned())
+            own_records: state
+                .listed()
+                .filter(|&n| self.originality[n as usize] == Originality::Original)
+                .map(|n| state.index.id(n).to_owned())
                 .collect(),
-            may_include_copies: self.originality.contains(&Originality::Unknown),
+            may_include_copies: state
+                .listed()
+                .any(|n| self.originality[n as usize] == Originality::Unknown),
         }
     }
 }
@@ -414,28 +420,27 @@ impl State {
             refusals: Vec::new(),
             refused_more: 0,
             offset: 0,
-            header_seen: false,
+            seen_any: false,
+            layout: Layout::default(),
+            header: None,
             own_session: None,
             mirror: false,
             root: false,
             parents: false,
-            inherits_mode: None,
-            local_through: None,
+            inherits: Inheriting::default(),
+            local_throughs: Vec::new(),
             named: BTreeSet::new(),
+            index: RecordIndex::default(),
             records: Vec::new(),
-            ids: Ids::default(),
-            kinds: Vec::new(),
-            kind_numbers: HashMap::new(),
             texts: Strings::default(),
             parts: HashMap::new(),
             deliveries: HashMap::new(),
-            native: Vec::new(),
-            native_seed: RandomState::new(),
         }
     }
 
     /// Takes one line of the stream.
     fn take(&mut self, line: &Line<'_>) {
+        self.seen_any = true;
         match line {
             Line::TooLong {
                 number,
@@ -449,7 +454,6 @@ impl State {
                         self.max_line
                     ),
                 );
-                self.header_seen = true;
                 self.offset += len + u64::from(*newline);
             }
             Line::Text {
@@ -483,154 +487,96 @@ impl State {
     }
 
     fn line(&mut self, bytes: &[u8], number: usize, offset: u64) {
+        let (bytes, offset) = match crate::lines::without_bom(number, bytes) {
+            Some(rest) => (rest, offset + 3),
+            None => (bytes, offset),
+        };
         let parsed = match json::parse(bytes) {
             Ok(parsed) => parsed,
             Err(failure) => {
                 self.refuse(number, format!("the line is not JSON: {failure}"));
-                self.header_seen = true;
                 return;
             }
         };
-        let Value::Object(record) = parsed.value else {
+        let Value::Object(object) = &parsed.value else {
             self.refuse(number, "the line is not a JSON object".into());
-            self.header_seen = true;
             return;
         };
-        let kind = record.get("type").and_then(Value::as_str);
-        if !self.header_seen {
-            self.header_seen = true;
-            if kind == Some("session") {
-                self.header(&record);
-                return;
-            }
+        let record = model::Record::new(object);
+        let standing = self.layout.stand(number, record.kind);
+        if standing
+            == (Standing::Record {
+                first_is_not_header: true,
+            })
+        {
             self.refuse(number, "the first line is not the `session` header".into());
         }
-        if kind == Some("session") {
-            return;
+        let is_header = standing == Standing::Header;
+        if is_header {
+            let header = record.header();
+            self.own_session = header.own_session;
+            self.mirror = header.mirror;
         }
-        self.record(&record, offset, bytes.len() as u64);
+        if let Some(lineage) = record.declared_lineage(is_header) {
+            self.lineage(&lineage, number);
+        }
+        for (_, session) in record.sessions(is_header) {
+            self.named.extend(canonical_session(session));
+        }
+        self.record(&record, is_header, number, offset, bytes.len() as u64);
     }
 
-    fn header(&mut self, header: &Map<String, Value>) {
-        let agent = header
-            .get("agent")
-            .and_then(|a| a.get("name"))
-            .and_then(Value::as_str);
-        let namespace = header.get("namespace").and_then(Value::as_str);
-        if let (Some(agent), Some(id)) = (agent, header.get("sessionId").and_then(Value::as_str)) {
-            self.own_session = parse_session_ref(&own_session_ref(agent, namespace, id))
-                .ok()
-                .map(|r| r.canonical());
-        }
-        self.mirror = header.get("authority").and_then(Value::as_str) == Some("mirror");
-        if let Some(Value::Object(lineage)) = header.get("lineage") {
-            self.lineage(lineage);
-        }
-    }
-
-    fn lineage(&mut self, lineage: &Map<String, Value>) {
-        self.root |= lineage.get("root") == Some(&Value::Bool(true));
-        for facet in PARENT_FACETS {
-            if let Some(f) = lineage.get(*facet) {
-                self.parents = true;
-                self.name(f.get("session"));
-            }
-        }
-        if let Some(Value::Object(inherits)) = lineage.get("inherits") {
-            let mode = inherits.get("mode").and_then(Value::as_str);
-            if matches!(mode, Some("copied" | "referenced" | "rendered")) {
-                self.parents = true;
-            }
-            self.inherits_mode = mode.map(str::to_owned);
-            self.local_through = inherits
-                .get("localThroughId")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
-            self.name(inherits.get("from"));
-        }
-        if let Some(Value::Array(entries)) = lineage.get("executedBy") {
-            for entry in entries {
-                self.name(entry.get("session"));
+    fn lineage(&mut self, lineage: &Lineage<'_>, line: usize) {
+        self.root |= lineage.root;
+        self.parents |= lineage.names_parent;
+        if let Some(inherits) = lineage.inherits {
+            self.inherits = Inheriting {
+                mode: inherits.mode.map(str::to_owned),
+                local_through: inherits.local_through_id.map(str::to_owned),
+            };
+            if let Some(target) = inherits.local_through_id {
+                let text = self.keep(target);
+                self.local_throughs.push((line, text));
             }
         }
     }
 
-    fn name(&mut self, session: Option<&Value>) {
-        if let Some(session) = session
-            .and_then(Value::as_str)
-            .and_then(|s| parse_session_ref(s).ok())
-        {
-            self.named.insert(session.canonical());
-        }
-    }
-
-    fn record(&mut self, record: &Map<String, Value>, offset: u64, len: u64) {
-        let Some(id) = record.get("id").and_then(Value::as_str) else {
-            return;
+    fn record(
+        &mut self,
+        record: &model::Record<'_>,
+        is_header: bool,
+        line: usize,
+        offset: u64,
+        len: u64,
+    ) {
+        let number = match self.index.add(record, line) {
+            Added::New(n) => n,
+            Added::Full => {
+                self.refuse(0, "more records than the reader can number".into());
+                return;
+            }
+            Added::Repeated(_) | Added::NoId => return,
         };
-        if self.ids.find(id.as_bytes()).is_some() {
-            return;
+        if is_header {
+            self.header = Some(number);
         }
-        let Some(number) = self.ids.add(id.as_bytes()) else {
-            self.refuse(0, "more records than the reader can number".into());
-            return;
-        };
-        let kind = record.get("type").and_then(Value::as_str);
-        let declaration = kind == Some("declaration");
-        if declaration {
-            if let Some(Value::Object(lineage)) = record.get("lineage") {
-                self.lineage(lineage);
-            }
-        }
-        if let Some(Value::Object(copied)) = record.get("copiedFrom") {
-            self.name(copied.get("session"));
-        }
-        if kind == Some("subagent") {
-            self.name(record.get("childSession"));
-        }
-        let message = (kind == Some("message")).then(|| {
-            if let Some(Value::Array(entries)) = record.get("derivedFrom") {
-                for entry in entries
-                    .iter()
-                    .filter(|e| e.as_str().is_some_and(|s| s.contains('#')))
-                {
-                    self.name(Some(entry));
-                }
-            }
-            let facts = message_facts(record, self.keep_parts);
+        let message = (record.kind == Some("message")).then(|| {
+            let facts = message_facts(record.object, self.keep_parts);
             if self.keep_parts {
                 self.parts.insert(number, facts.parts);
             }
             facts.context_view
         });
-        if kind == Some("delivery") {
-            let message = record
-                .get("message")
-                .and_then(Value::as_str)
-                .map(|m| self.keep(m));
-            let confirms = matches!(
-                record.get("status").and_then(Value::as_str),
-                Some("sent" | "delivered")
-            );
+        if record.kind == Some("delivery") {
+            let message = record.message.map(|m| self.keep(m));
+            let confirms = matches!(record.str("status"), Some("sent" | "delivered"));
             self.deliveries
                 .insert(number, DeliveryFacts { message, confirms });
         }
-        for key in NATIVE_KEYS {
-            if let Some(value) = record.get(*key).and_then(Value::as_str) {
-                let hash = self.native_hash(&format!("{key}={value}"));
-                self.native.push((hash, number));
-            }
-        }
-        let kind = kind.map_or(NO_KIND, |k| self.kind_number(k));
-        let supersedes = record
-            .get("supersedes")
-            .and_then(Value::as_str)
-            .map(|t| self.keep(t));
+        let supersedes = record.supersedes.map(|t| self.keep(t));
         self.records.push(Record {
-            seq: record.get("seq").and_then(Value::as_u64),
-            kind,
-            copied: record.get("copiedFrom").is_some_and(Value::is_object),
-            declaration,
+            copied: record.copied_from.is_some(),
+            declaration: record.kind == Some("declaration"),
             message,
             supersedes,
             offset,
@@ -638,9 +584,10 @@ impl State {
         });
     }
 
-    /// The id of record number `index`.
-    fn id(&self, index: usize) -> &str {
-        self.ids.text(u32::try_from(index).unwrap_or(u32::MAX))
+    /// The records of the reading: every record but the header, by number.
+    fn listed(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..u32::try_from(self.records.len()).unwrap_or(u32::MAX))
+            .filter(move |n| Some(*n) != self.header)
     }
 
     /// Keeps a reference for the end of the stream.
@@ -648,57 +595,21 @@ impl State {
         u32::try_from(self.texts.push(text.as_bytes())).unwrap_or(u32::MAX)
     }
 
-    fn kind_number(&mut self, kind: &str) -> u32 {
-        if let Some(n) = self.kind_numbers.get(kind) {
-            return *n;
-        }
-        let n = u32::try_from(self.kinds.len()).unwrap_or(NO_KIND);
-        self.kinds.push(kind.to_owned());
-        self.kind_numbers.insert(kind.to_owned(), n);
-        n
-    }
-
-    fn native_hash(&self, reference: &str) -> u64 {
-        let mut hasher = self.native_seed.build_hasher();
-        hasher.write(reference.as_bytes());
-        hasher.finish()
-    }
-
-    /// The records a reference names: a native id through its key, else a record id. Native
-    /// ids are found by a 64-bit hash, keyed per stream, so that no stream can aim for a
-    /// collision.
-    fn resolve(&self, reference: &str) -> Vec<usize> {
-        if let Some(Ref::Native { key, .. }) = parse_ref(reference) {
-            if NATIVE_KEYS.contains(&key) {
-                let hash = self.native_hash(reference);
-                let from = self.native.partition_point(|(h, _)| *h < hash);
-                return self.native[from..]
-                    .iter()
-                    .take_while(|(h, _)| *h == hash)
-                    .map(|(_, n)| *n as usize)
-                    .collect();
-            }
-        }
-        self.ids
-            .find(reference.as_bytes())
-            .map(|n| vec![n as usize])
-            .unwrap_or_default()
+    fn text(&self, n: u32) -> &str {
+        self.texts.text(n as usize)
     }
 
     /// Every record's facts, and the session's.
-    fn facts(&mut self) -> Facts {
-        // Stable: the records of one native id stay in stream order.
-        self.native.sort_by_key(|(hash, _)| *hash);
+    fn facts(&self) -> Facts {
         let mut superseded = vec![false; self.records.len()];
         let mut previous: Vec<Option<u32>> = vec![None; self.records.len()];
-        for (index, record) in self.records.iter().enumerate() {
+        for (n, record) in (0u32..).zip(&self.records) {
             if let Some(target) = record
                 .supersedes
-                .map(|t| self.texts.text(t as usize))
-                .and_then(|t| self.resolve(t).into_iter().rfind(|i| *i < index))
+                .and_then(|t| self.index.resolve_before(self.text(t), Some(n)))
             {
-                superseded[target] = true;
-                previous[index] = u32::try_from(target).ok();
+                superseded[target as usize] = true;
+                previous[n as usize] = Some(target);
             }
         }
         let originality = self.originality();
@@ -715,18 +626,20 @@ impl State {
         Facts {
             session: SessionReading { root, unresolved },
             superseded,
+            previous,
             originality,
             delivered,
         }
     }
 
-    fn finish(mut self) -> ReadOutcome {
+    fn finish(self) -> ReadOutcome {
         let facts = self.facts();
-        let records = (0..self.records.len())
-            .map(|index| (self.id(index).to_owned(), facts.record(&self, index)))
+        let records = self
+            .listed()
+            .map(|n| (self.index.id(n).to_owned(), facts.record(&self, n)))
             .collect();
         ReadOutcome {
-            accepted: self.accepted && self.header_seen,
+            accepted: self.accepted && self.seen_any,
             reading: Reading {
                 totals: facts.totals(&self),
                 session: facts.session,
@@ -735,30 +648,78 @@ impl State {
         }
     }
 
-    fn originality(&self) -> Vec<Originality> {
-        let prefix_end = (self.inherits_mode.as_deref() == Some("copied"))
-            .then(|| {
-                self.local_through
-                    .as_deref()
-                    .and_then(|id| self.ids.find(id.as_bytes()))
+    /// How the reader placed the stream.
+    fn outline(&self) -> Outline {
+        let facts = self.facts();
+        let mut outline = Outline {
+            header: self.layout.header_line(),
+            ..Outline::default()
+        };
+        let count = u32::try_from(self.records.len()).unwrap_or(u32::MAX);
+        outline.records = (0..count)
+            .map(|n| {
+                (
+                    self.index.line(n),
+                    self.index.id(n).to_owned(),
+                    self.index.seq(n),
+                )
             })
-            .flatten()
-            .map(|i| self.records[i as usize].seq);
-        let default = match (self.inherits_mode.as_deref(), prefix_end) {
+            .collect();
+        let lines = |found: &[u32]| found.iter().map(|&n| self.index.line(n)).collect();
+        for (n, record) in (0..count).zip(&self.records) {
+            if record.supersedes.is_some() {
+                let found: Vec<u32> = facts.previous[n as usize].into_iter().collect();
+                outline
+                    .references
+                    .push((self.index.line(n), "/supersedes".into(), lines(&found)));
+            }
+            if let Some(message) = self.deliveries.get(&n).and_then(|d| d.message) {
+                let found = self.index.resolve(self.text(message));
+                outline
+                    .references
+                    .push((self.index.line(n), "/message".into(), lines(&found)));
+            }
+        }
+        for &(line, target) in &self.local_throughs {
+            let found: Vec<u32> = self.index.find(self.text(target)).into_iter().collect();
+            outline.references.push((
+                line,
+                "/lineage/inherits/localThroughId".into(),
+                lines(&found),
+            ));
+        }
+        outline.sessions = facts.session.unresolved.into_iter().collect();
+        outline.records.sort();
+        outline.references.sort();
+        outline
+    }
+
+    fn originality(&self) -> Vec<Originality> {
+        let inherits = &self.inherits;
+        let copied_mode = inherits.mode.as_deref() == Some("copied");
+        // The seq of the last record of the declared prefix (`None` inside: it has none).
+        let prefix_end = inherits
+            .local_through
+            .as_deref()
+            .filter(|_| copied_mode)
+            .and_then(|id| self.index.find(id))
+            .map(|n| self.index.seq(n));
+        let default = match (inherits.mode.as_deref(), prefix_end) {
             (Some("none" | "referenced" | "rendered"), _) | (Some("copied"), Some(_)) => {
                 Originality::Original
             }
             _ => Originality::Unknown,
         };
-        self.records
-            .iter()
-            .map(|record| {
+        (0u32..)
+            .zip(&self.records)
+            .map(|(n, record)| {
                 if record.copied {
                     Originality::Copy
                 } else if self.mirror {
                     Originality::Unknown
                 } else if !record.declaration
-                    && prefix_end.is_some_and(|end| match (record.seq, end) {
+                    && Some(n) != self.header
+                    && prefix_end.is_some_and(|end| match (self.index.seq(n), end) {
                         (Some(seq), Some(end)) => seq <= end,
                         _ => false,
                     })
@@ -794,9 +755,9 @@ impl State {
                 }
             }
             if let Some(target) = target {
-                for message in self.resolve(self.texts.text(target as usize)) {
-                    if self.records[message].message.is_some() {
-                        delivered[message] = true;
+                for message in self.index.resolve(self.text(target)) {
+                    if self.records[message as usize].message.is_some() {
+                        delivered[message as usize] = true;
                     }
                 }
             }

@@ -9,6 +9,7 @@
 //! and point it at a member with `x-asr-pointer`.
 
 use crate::diagnostic::{Severity, push_token};
+use crate::rule::{self, RuleId};
 use jsonschema::{Draft, Registry, ValidationError, Validator};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -66,13 +67,13 @@ pub const RECORD_SCHEMAS: &[(&str, &str)] = &[
 ];
 
 /// The rule used for a failure under no `x-asr-rule` at all.
-pub const FALLBACK_RULE: &str = "ASR-X-016";
+pub const FALLBACK_RULE: RuleId = rule::ASR_X_016;
 
 /// One schema failure, mapped to its rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SchemaFinding {
     /// The rule the failure breaks.
-    pub rule: String,
+    pub rule: RuleId,
     /// Its weight.
     pub severity: Severity,
     /// JSON Pointer into the record; for a missing member, the member's own pointer.
@@ -95,6 +96,14 @@ pub enum SchemaError {
     /// The schemas do not compile.
     #[error("failed to compile the record schemas: {0}")]
     Compile(String),
+    /// A schema maps failures to a rule the catalog does not have.
+    #[error("failed to compile schema {name}: its x-asr-rule {rule:?} is no rule of the catalog")]
+    UnknownRule {
+        /// The file.
+        name: String,
+        /// The id it gives.
+        rule: String,
+    },
 }
 
 /// The compiled record schema and the documents to map failures with.
@@ -129,6 +138,12 @@ impl Schemas {
                 name: (*name).to_owned(),
                 source,
             })?;
+            if let Some(rule) = unknown_rule(&value) {
+                return Err(SchemaError::UnknownRule {
+                    name: (*name).to_owned(),
+                    rule,
+                });
+            }
             documents.insert(format!("{BASE_URI}{name}"), value);
         }
         let root_uri = format!("{BASE_URI}{}", files.first().map_or("", |f| f.0));
@@ -200,7 +215,7 @@ impl Schemas {
     /// message and pointer that the schema holding the failing keyword gives for it.
     fn annotation(&self, evaluation_path: &str) -> Annotation {
         let mut found = Annotation {
-            rule: FALLBACK_RULE.to_owned(),
+            rule: FALLBACK_RULE,
             severity: Severity::Error,
             message: None,
             pointer: None,
@@ -257,8 +272,22 @@ impl Schemas {
     }
 }
 
+/// The first `x-asr-rule` in a schema document that is no rule of the catalog.
+fn unknown_rule(node: &Value) -> Option<String> {
+    match node {
+        Value::Object(map) => map
+            .get("x-asr-rule")
+            .and_then(Value::as_str)
+            .filter(|r| RuleId::known(r).is_none())
+            .map(str::to_owned)
+            .or_else(|| map.values().find_map(unknown_rule)),
+        Value::Array(items) => items.iter().find_map(unknown_rule),
+        _ => None,
+    }
+}
+
 struct Annotation {
-    rule: String,
+    rule: RuleId,
     severity: Severity,
     message: Option<String>,
     pointer: Option<String>,
@@ -266,8 +295,13 @@ struct Annotation {
 
 impl Annotation {
     fn take(&mut self, node: &Value) {
-        if let Some(rule) = node.get("x-asr-rule").and_then(Value::as_str) {
-            rule.clone_into(&mut self.rule);
+        // `compile` refused every schema that names a rule the catalog does not have.
+        if let Some(rule) = node
+            .get("x-asr-rule")
+            .and_then(Value::as_str)
+            .and_then(RuleId::known)
+        {
+            self.rule = rule;
             self.severity = match node.get("x-asr-severity").and_then(Value::as_str) {
                 Some("warning") => Severity::Warning,
                 Some("notice") => Severity::Notice,
@@ -299,7 +333,7 @@ mod tests {
         Schemas::embedded()
             .check(record)
             .into_iter()
-            .map(|f| (f.rule, f.pointer))
+            .map(|f| (f.rule.as_str().to_owned(), f.pointer))
             .collect()
     }
 
@@ -351,7 +385,7 @@ mod tests {
     fn unannotated_failures_fall_back_to_member_types() {
         assert_eq!(
             rules(&message(&json!({"triggersTurn": "yes"}))),
-            [(FALLBACK_RULE.into(), "/triggersTurn".into())]
+            [(FALLBACK_RULE.as_str().into(), "/triggersTurn".into())]
         );
     }
 

@@ -10,10 +10,11 @@ mod record;
 mod related;
 mod sink;
 
-use crate::catalog::Catalog;
 use crate::diagnostic::{Diagnostic, Severity, is_inferred_rule};
 use crate::json::{self, Failure};
 use crate::lines::{Line, LineReader};
+use crate::model::{Outline, Record};
+use crate::rule::{self, RuleId};
 use crate::schema::Schemas;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -145,10 +146,23 @@ pub fn check_bytes(bytes: &[u8], options: &CheckOptions) -> StreamReport {
     checker.finish()
 }
 
+/// How the checker placed a stream held in memory: its header, its records, what their
+/// references resolved to, the sessions it names. The reference reader gives its own
+/// ([`crate::reading::outline`]); the two agree on every stream.
+pub fn outline(bytes: &[u8]) -> Outline {
+    let mut lines = LineReader::new(bytes, DEFAULT_MAX_LINE_BYTES);
+    let mut checker = Checker::with_state(CheckOptions::default(), cross::State::outlining());
+    while let Ok(Some(line)) = lines.next_line() {
+        checker.line(&line);
+    }
+    checker.state.finish(checker.lines_seen, &mut Vec::new());
+    checker.state.take_outline().unwrap_or_default()
+}
+
 /// A finding before it is placed on a line.
 #[derive(Debug, Clone)]
 pub(crate) struct Finding {
-    pub rule: &'static str,
+    pub rule: RuleId,
     pub severity: Severity,
     pub pointer: String,
     pub message: String,
@@ -156,7 +170,7 @@ pub(crate) struct Finding {
 
 impl Finding {
     fn new(
-        rule: &'static str,
+        rule: RuleId,
         severity: Severity,
         pointer: impl Into<String>,
         message: impl Into<String>,
@@ -170,7 +184,7 @@ impl Finding {
     }
 
     pub(crate) fn error(
-        rule: &'static str,
+        rule: RuleId,
         pointer: impl Into<String>,
         message: impl Into<String>,
     ) -> Self {
@@ -178,7 +192,7 @@ impl Finding {
     }
 
     pub(crate) fn warning(
-        rule: &'static str,
+        rule: RuleId,
         pointer: impl Into<String>,
         message: impl Into<String>,
     ) -> Self {
@@ -186,7 +200,7 @@ impl Finding {
     }
 
     pub(crate) fn notice(
-        rule: &'static str,
+        rule: RuleId,
         pointer: impl Into<String>,
         message: impl Into<String>,
     ) -> Self {
@@ -205,7 +219,6 @@ pub(crate) struct Place {
 /// The streaming checker: feed it lines, then finish.
 #[derive(Debug)]
 pub struct Checker {
-    catalog: &'static Catalog,
     schemas: &'static Schemas,
     sink: sink::Sink,
     records: usize,
@@ -217,12 +230,15 @@ pub struct Checker {
 impl Checker {
     /// A checker for one stream.
     pub fn new(options: CheckOptions) -> Self {
+        Checker::with_state(options, cross::State::default())
+    }
+
+    fn with_state(options: CheckOptions, state: cross::State) -> Self {
         Checker {
-            catalog: Catalog::embedded(),
             schemas: Schemas::embedded(),
             sink: sink::Sink::new(options),
             records: 0,
-            state: cross::State::default(),
+            state,
             crlf_noted: false,
             lines_seen: 0,
         }
@@ -242,7 +258,7 @@ impl Checker {
                      (raise the limit with --max-line-bytes)",
                     self.sink.options().max_line_bytes
                 );
-                self.emit(&place, Finding::error("ASR-X-006", "", message));
+                self.emit(&place, Finding::error(rule::ASR_X_006, "", message));
             }
             Line::Text {
                 number,
@@ -258,23 +274,23 @@ impl Checker {
             line: number,
             ..Place::default()
         };
-        if number == 1 && bytes.starts_with(b"\xEF\xBB\xBF") {
-            bytes = &bytes[3..];
+        if let Some(rest) = crate::lines::without_bom(number, bytes) {
+            bytes = rest;
             let message = "the stream starts with a UTF-8 byte order mark; JSON text must not (RFC 8259); \
                            the rest of the line was checked without it";
-            self.emit(&place, Finding::error("ASR-X-002", "", message));
+            self.emit(&place, Finding::error(rule::ASR_X_002, "", message));
         }
         if bytes.last() == Some(&b'\r') && !self.crlf_noted {
             self.crlf_noted = true;
             let message = "lines end with CRLF (first here); accepted: the CR is JSON white space outside \
                            every value, and no text is altered";
-            self.emit(&place, Finding::notice("ASR-X-019", "", message));
+            self.emit(&place, Finding::notice(rule::ASR_X_019, "", message));
         }
         if bytes.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
             self.emit(
                 &place,
                 Finding::error(
-                    "ASR-X-003",
+                    rule::ASR_X_003,
                     "",
                     "the line is empty; every line is one JSON object",
                 ),
@@ -290,12 +306,12 @@ impl Checker {
                         "the line is not UTF-8: invalid byte sequence at byte {} of the line; it was not checked",
                         e.valid_up_to() + 1
                     );
-                    self.emit(&place, Finding::error("ASR-X-001", "", message));
+                    self.emit(&place, Finding::error(rule::ASR_X_001, "", message));
                     return;
                 }
                 let finding = match failure {
                     Failure::TooDeep { column } => Finding::error(
-                        "ASR-X-006",
+                        rule::ASR_X_006,
                         "",
                         format!(
                             "nesting deeper than {} levels at column {column}; the line was not checked",
@@ -303,21 +319,21 @@ impl Checker {
                         ),
                     ),
                     Failure::NumberOutOfRange { column } => Finding::error(
-                        "ASR-X-005",
+                        rule::ASR_X_005,
                         "",
                         format!(
                             "a number at column {column} is beyond the range of a double; the line was not checked"
                         ),
                     ),
                     Failure::Syntax { eof: true, .. } if !newline => Finding::error(
-                        "ASR-X-003",
+                        rule::ASR_X_003,
                         "",
                         "the last line is truncated: it has no final newline and its JSON ends in the middle of a value",
                     ),
                     Failure::Syntax {
                         message, column, ..
                     } => Finding::error(
-                        "ASR-X-003",
+                        rule::ASR_X_003,
                         "",
                         format!("the line is not valid JSON: {message} at column {column}"),
                     ),
@@ -332,7 +348,7 @@ impl Checker {
             );
             self.emit(
                 &place,
-                Finding::error("ASR-X-004", pointer.clone(), message),
+                Finding::error(rule::ASR_X_004, pointer.clone(), message),
             );
         }
         let Value::Object(ref object) = parsed.value else {
@@ -340,21 +356,21 @@ impl Checker {
                 "the line is a JSON {}, not an object",
                 kind_of(&parsed.value)
             );
-            self.emit(&place, Finding::error("ASR-X-003", "", message));
+            self.emit(&place, Finding::error(rule::ASR_X_003, "", message));
             return;
         };
         self.records += 1;
+        let record = Record::new(object);
         let place = Place {
             line: number,
-            seq: object.get("seq").and_then(Value::as_u64),
-            id: object.get("id").and_then(Value::as_str).map(str::to_owned),
+            seq: record.seq,
+            id: record.id.map(str::to_owned),
         };
         for finding in self.schemas.check(&parsed.value) {
-            let rule = self.static_rule(&finding.rule);
             self.emit(
                 &place,
                 Finding {
-                    rule,
+                    rule: finding.rule,
                     severity: finding.severity,
                     pointer: finding.pointer,
                     message: finding.message,
@@ -365,7 +381,7 @@ impl Checker {
             self.emit(&place, finding);
         }
         let mut findings = Vec::new();
-        self.state.record(&place, object, &mut findings);
+        self.state.record(&place, &record, &mut findings);
         for (finding, at) in findings {
             let place = at.unwrap_or_else(|| place.clone());
             self.emit(&place, finding);
@@ -380,10 +396,10 @@ impl Checker {
             self.sink.push_late(&place.unwrap_or_default(), finding);
         }
         let mut named = Vec::new();
-        for (session, (place, pointer)) in self.state.named_sessions() {
+        for (session, (place, slot)) in self.state.named_sessions() {
             let finding = Finding::notice(
-                "ASR-406",
-                pointer.clone(),
+                rule::ASR_406,
+                slot.pointer(),
                 format!(
                     "names session {session}, which is not among the streams checked; a reference to a missing \
                      session never makes a stream invalid, and readers report it as unresolved"
@@ -401,16 +417,6 @@ impl Checker {
         };
         sort_diagnostics(&mut report);
         report
-    }
-
-    fn static_rule(&self, rule: &str) -> &'static str {
-        self.catalog
-            .rules
-            .iter()
-            .map(|r| r.id.as_str())
-            .chain(self.catalog.inferred.iter().map(|x| x.id.as_str()))
-            .find(|id| *id == rule)
-            .unwrap_or(crate::schema::FALLBACK_RULE)
     }
 
     fn emit(&mut self, place: &Place, finding: Finding) {

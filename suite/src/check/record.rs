@@ -3,6 +3,7 @@
 
 use super::{FORMAT_VERSION, Finding};
 use crate::diagnostic::pointer_join;
+use crate::rule;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -47,13 +48,13 @@ fn derivations(parts: &[Value], base: &str, findings: &mut Vec<Finding>) {
         let pointer = format!("{base}/{index}/derivation/from");
         if usize::try_from(from).is_ok_and(|from| from == index) {
             findings.push(Finding::error(
-                "ASR-233",
+                rule::ASR_233,
                 pointer,
                 format!("derivation.from is {from}, the part's own index"),
             ));
         } else if usize::try_from(from).map_or(true, |from| from >= parts.len()) {
             findings.push(Finding::error(
-                "ASR-233",
+                rule::ASR_233,
                 pointer,
                 format!(
                     "derivation.from is {from}, but the array has {} parts",
@@ -72,7 +73,7 @@ fn plan_entries(entries: &[Value], findings: &mut Vec<Finding>) {
             if let Some(first) = ids.insert(id, index) {
                 ids.insert(id, first);
                 findings.push(Finding::error(
-                    "ASR-236",
+                    rule::ASR_236,
                     format!("/entries/{index}/entryId"),
                     format!("entryId `{id}` is already the id of entry {first}"),
                 ));
@@ -91,13 +92,13 @@ fn plan_entries(entries: &[Value], findings: &mut Vec<Finding>) {
             let pointer = format!("/entries/{index}/blockedBy/{n}");
             if Some(blocker) == own {
                 findings.push(Finding::error(
-                    "ASR-236",
+                    rule::ASR_236,
                     pointer,
                     format!("entry `{blocker}` is blocked by itself"),
                 ));
             } else if !ids.contains_key(blocker) {
                 findings.push(Finding::error(
-                    "ASR-236",
+                    rule::ASR_236,
                     pointer,
                     format!("blockedBy names `{blocker}`, which is no entryId of this plan record"),
                 ));
@@ -115,7 +116,7 @@ fn empty_content(record: &Map<String, Value>, findings: &mut Vec<Finding>) {
         .is_some();
     if empty && !explained {
         findings.push(Finding::warning(
-            "ASR-X-017",
+            rule::ASR_X_017,
             "/content",
             "content is empty and no capture.content state says why",
         ));
@@ -127,7 +128,7 @@ fn format_version(record: &Map<String, Value>, findings: &mut Vec<Finding>) {
     if let Some(version) = record.get("formatVersion").and_then(Value::as_str) {
         if version != FORMAT_VERSION {
             findings.push(Finding::notice(
-                "ASR-X-020",
+                rule::ASR_X_020,
                 pointer_join("", "formatVersion"),
                 format!("formatVersion is {version:?}; the kit knows {FORMAT_VERSION:?} and checked the stream against it"),
             ));

@@ -87,13 +87,13 @@ impl Sink {
     }
 
     fn word(&self, place: &Place, finding: Finding) -> Option<Diagnostic> {
-        if !self.options.reports(finding.rule) {
+        if !self.options.reports(finding.rule.as_str()) {
             return None;
         }
         // The rule's requirement stays in the catalog: renderers show it where people read.
         let message = finding.message;
         Some(Diagnostic {
-            rule: finding.rule.to_owned(),
+            rule: finding.rule.as_str().to_owned(),
             severity: finding.severity,
             line: place.line.max(1),
             seq: place.seq,

@@ -1,0 +1,97 @@
+//! Which line of a stream is its header, and which are records.
+
+/// Where a record stands in the stream's layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    /// The header: the first `session` record (the first line, when the stream is right).
+    Header,
+    /// A `session` record after the header: a record like any other (ASR-X-007).
+    SecondHeader {
+        /// The header's line.
+        header_line: usize,
+    },
+    /// Any other record.
+    Record {
+        /// It is the stream's first record, and not its header (ASR-X-007).
+        first_is_not_header: bool,
+    },
+}
+
+/// Follows the records of a stream to tell the header from the records. The header is the
+/// first record of type `session`; a stream whose first record is another is wrong, and a
+/// `session` record after it still serves as the header, so that what it declares counts.
+#[derive(Debug, Clone, Default)]
+pub struct Layout {
+    records: usize,
+    header_line: Option<usize>,
+}
+
+impl Layout {
+    /// The standing of the next record (every line that is a JSON object is one), at `line`.
+    pub fn stand(&mut self, line: usize, kind: Option<&str>) -> Standing {
+        self.records += 1;
+        let first = self.records == 1;
+        if kind == Some("session") {
+            if let Some(header_line) = self.header_line {
+                return Standing::SecondHeader { header_line };
+            }
+            self.header_line = Some(line);
+            return Standing::Header;
+        }
+        Standing::Record {
+            first_is_not_header: first,
+        }
+    }
+
+    /// The header's line, once there is one.
+    pub fn header_line(&self) -> Option<usize> {
+        self.header_line
+    }
+
+    /// How many records were placed, the header included.
+    pub fn records(&self) -> usize {
+        self.records
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_session_record_is_the_header_and_any_later_one_a_record() {
+        let mut layout = Layout::default();
+        assert_eq!(layout.stand(1, Some("session")), Standing::Header);
+        assert_eq!(
+            layout.stand(2, Some("message")),
+            Standing::Record {
+                first_is_not_header: false
+            }
+        );
+        assert_eq!(
+            layout.stand(5, Some("session")),
+            Standing::SecondHeader { header_line: 1 }
+        );
+        assert_eq!(layout.header_line(), Some(1));
+    }
+
+    #[test]
+    fn a_stream_that_does_not_start_with_its_header_is_told_so_once() {
+        let mut layout = Layout::default();
+        assert_eq!(
+            layout.stand(1, None),
+            Standing::Record {
+                first_is_not_header: true
+            }
+        );
+        assert_eq!(
+            layout.stand(2, Some("message")),
+            Standing::Record {
+                first_is_not_header: false
+            }
+        );
+        assert_eq!(layout.stand(3, Some("session")), Standing::Header);
+        assert_eq!(layout.header_line(), Some(3));
+        assert_eq!(layout.records(), 3);
+    }
+}

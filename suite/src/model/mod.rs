@@ -1,0 +1,382 @@
+//! The typed view of a record, shared by the checker and the reference reader so that both
+//! understand a stream the same way: which line is the header and which lines are
+//! records ([`Layout`]), what a record is, names and references ([`Record`], [`Lineage`]),
+//! and how references resolve ([`RecordIndex`]).
+//!
+//! A view is built once per line from the parsed object, in one pass over its members; it
+//! borrows every text from the object and keeps the object itself for what it does not
+//! type (unknown members stay there, untouched, for ASR-218).
+//!
+//! ```
+//! use asr_suite::model::{Layout, Record, Standing};
+//!
+//! let line = r#"{"type":"subagent","seq":3,"id":"r3","callId":"c1","childSession":"codex:kid","supersedes":"r2","x-vendor":1}"#;
+//! let value: serde_json::Value = serde_json::from_str(line).expect("JSON");
+//! let record = Record::new(value.as_object().expect("an object"));
+//! assert_eq!((record.kind, record.seq, record.id), (Some("subagent"), Some(3), Some("r3")));
+//! assert_eq!((record.supersedes, record.native("callId")), (Some("r2"), Some("c1")));
+//! let named: Vec<_> = record.sessions(false).map(|(slot, s)| (slot.pointer(), s)).collect();
+//! assert_eq!(named, [("/childSession".to_owned(), "codex:kid")]);
+//! assert!(record.object.contains_key("x-vendor"));
+//!
+//! let mut layout = Layout::default();
+//! assert_eq!(layout.stand(1, Some("message")), Standing::Record { first_is_not_header: true });
+//! assert_eq!(layout.stand(2, Some("session")), Standing::Header);
+//! assert_eq!(layout.stand(3, Some("session")), Standing::SecondHeader { header_line: 2 });
+//! ```
+
+mod index;
+mod layout;
+mod outline;
+
+pub use index::{Added, RecordIndex};
+pub use layout::{Layout, Standing};
+pub use outline::Outline;
+
+use crate::refs::{own_session_ref, parse_session_ref};
+use serde_json::{Map, Value};
+
+/// The members that hold native ids, which `key=value` references resolve through.
+pub const NATIVE_KEYS: [&str; 5] = ["messageId", "callId", "planId", "turnId", "inferenceId"];
+
+/// The lineage facets that name a parent session (ASR-402).
+pub const PARENT_FACETS: [&str; 4] = ["spawnedBy", "forkedFrom", "continues", "relatedUnknown"];
+
+/// The `inherits` modes that name an ancestor whose records are this session's context.
+pub const INHERITING_MODES: [&str; 3] = ["copied", "referenced", "rendered"];
+
+/// One record, typed: the members every check and every reading share.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct Record<'a> {
+    /// The whole object, for what the view does not type.
+    pub object: &'a Map<String, Value>,
+    /// `type`, when it is a string.
+    pub kind: Option<&'a str>,
+    /// `seq`, when it is an integer from 0 to 2^64-1.
+    pub seq: Option<u64>,
+    /// `seq` as written, when present (a number out of range or of the wrong type included).
+    pub seq_value: Option<&'a Value>,
+    /// `id`, when it is a string.
+    pub id: Option<&'a str>,
+    /// `supersedes`, when it is a non-empty string (an empty one is malformed, not a reference).
+    pub supersedes: Option<&'a str>,
+    /// `copiedFrom`, when present.
+    pub copied_from: Option<CopiedFrom<'a>>,
+    /// `lineage`, when it is an object.
+    pub lineage: Option<&'a Map<String, Value>>,
+    /// The native ids, in the order of [`NATIVE_KEYS`].
+    pub natives: [Option<&'a str>; 5],
+    /// `conversation`, when it is a string.
+    pub conversation: Option<&'a str>,
+    /// `message` (of a delivery), when it is a non-empty string.
+    pub message: Option<&'a str>,
+    /// `childSession` (of a subagent), when it is a string.
+    pub child_session: Option<&'a str>,
+    /// `derivedFrom`, when it is an array.
+    pub derived_from: Option<&'a [Value]>,
+}
+
+/// A record's `copiedFrom`.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct CopiedFrom<'a> {
+    /// It is an object (anything else is malformed, and still says the record is a copy).
+    pub object: bool,
+    /// `session`, when it is a string.
+    pub session: Option<&'a str>,
+    /// `record`, when it is a non-empty string.
+    pub record: Option<&'a str>,
+}
+
+impl<'a> Record<'a> {
+    /// The view of one parsed record, in one pass over its members.
+    pub fn new(object: &'a Map<String, Value>) -> Self {
+        let mut record = Record {
+            object,
+            kind: None,
+            seq: None,
+            seq_value: None,
+            id: None,
+            supersedes: None,
+            copied_from: None,
+            lineage: None,
+            natives: [None; 5],
+            conversation: None,
+            message: None,
+            child_session: None,
+            derived_from: None,
+        };
+        for (key, value) in object {
+            match key.as_str() {
+                "type" => record.kind = value.as_str(),
+                "seq" => {
+                    record.seq = value.as_u64();
+                    record.seq_value = Some(value);
+                }
+                "id" => record.id = value.as_str(),
+                "supersedes" => record.supersedes = reference(value),
+                "copiedFrom" => {
+                    record.copied_from = Some(CopiedFrom {
+                        object: value.is_object(),
+                        session: value.get("session").and_then(Value::as_str),
+                        record: value.get("record").and_then(reference),
+                    });
+                }
+                "lineage" => record.lineage = value.as_object(),
+                "conversation" => record.conversation = value.as_str(),
+                "message" => record.message = reference(value),
+                "childSession" => record.child_session = value.as_str(),
+                "derivedFrom" => record.derived_from = value.as_array().map(Vec::as_slice),
+                other => {
+                    if let Some(at) = NATIVE_KEYS.iter().position(|k| *k == other) {
+                        record.natives[at] = value.as_str();
+                    }
+                }
+            }
+        }
+        record
+    }
+
+    /// The native id under `key` (one of [`NATIVE_KEYS`]).
+    pub fn native(&self, key: &str) -> Option<&'a str> {
+        NATIVE_KEYS
+            .iter()
+            .position(|k| *k == key)
+            .and_then(|at| self.natives[at])
+    }
+
+    /// A string member the view does not type.
+    pub fn str(&self, key: &str) -> Option<&'a str> {
+        self.object.get(key).and_then(Value::as_str)
+    }
+
+    /// The lineage this record declares, when it is the header or a declaration (the only
+    /// records whose lineage counts).
+    pub fn declared_lineage(&self, is_header: bool) -> Option<Lineage<'a>> {
+        if is_header || self.kind == Some("declaration") {
+            self.lineage.map(Lineage::new)
+        } else {
+            None
+        }
+    }
+
+    /// The header's facts; meaningful when this record is the header.
+    pub fn header(&self) -> Header {
+        let agent = self
+            .object
+            .get("agent")
+            .and_then(|a| a.get("name"))
+            .and_then(Value::as_str);
+        let own_session = match (agent, self.str("sessionId")) {
+            (Some(agent), Some(id)) => {
+                let written = own_session_ref(agent, self.str("namespace"), id);
+                parse_session_ref(&written).ok().map(|r| r.canonical())
+            }
+            _ => None,
+        };
+        Header {
+            own_session,
+            mirror: self.str("authority") == Some("mirror"),
+            lineage_lossy: self
+                .object
+                .get("producer")
+                .and_then(|p| p.get("lossy"))
+                .and_then(Value::as_array)
+                .is_some_and(|l| {
+                    l.iter()
+                        .filter_map(Value::as_str)
+                        .any(|s| s.starts_with("lineage"))
+                }),
+        }
+    }
+
+    /// The conversations this record declares (`conversations`, as ids or objects with an
+    /// id, or as an object keyed by id).
+    pub fn conversations(&self) -> impl Iterator<Item = &'a str> {
+        let (items, keys) = match self.object.get("conversations") {
+            Some(Value::Array(items)) => (Some(items), None),
+            Some(Value::Object(map)) => (None, Some(map)),
+            _ => (None, None),
+        };
+        let items = items.into_iter().flatten().filter_map(|item| {
+            item.as_str()
+                .or_else(|| item.get("id").and_then(Value::as_str))
+        });
+        items.chain(keys.into_iter().flat_map(|m| m.keys().map(String::as_str)))
+    }
+
+    /// Every session this record names, as written, with where: lineage facets (when
+    /// `is_header`, or for a declaration), a subagent's `childSession`, `copiedFrom.session`,
+    /// and a message's `derivedFrom` entries that are session references with a `#` part.
+    /// Texts that are no session reference are left out.
+    pub fn sessions(&self, is_header: bool) -> impl Iterator<Item = (Slot, &'a str)> {
+        let lineage = self
+            .declared_lineage(is_header)
+            .into_iter()
+            .flat_map(Lineage::sessions);
+        let child = self
+            .child_session
+            .filter(|_| self.kind == Some("subagent"))
+            .map(|s| (Slot::ChildSession, s));
+        let copied = self
+            .copied_from
+            .and_then(|c| c.session)
+            .map(|s| (Slot::CopiedFrom, s));
+        let derived = self
+            .derived_from
+            .filter(|_| self.kind == Some("message"))
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .filter_map(|(n, entry)| {
+                let entry = entry.as_str()?;
+                (entry.contains('#') && parse_session_ref(entry).is_ok())
+                    .then_some((Slot::DerivedFrom(n), entry))
+            });
+        lineage
+            .chain(child)
+            .chain(copied)
+            .chain(derived)
+            .filter(|(_, s)| parse_session_ref(s).is_ok())
+    }
+}
+
+/// What the header says of the session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Header {
+    /// The stream's own session reference, canonical, from `agent.name`, `namespace` and
+    /// `sessionId`.
+    pub own_session: Option<String>,
+    /// `authority: "mirror"`.
+    pub mirror: bool,
+    /// `producer.lossy` names lineage.
+    pub lineage_lossy: bool,
+}
+
+/// A `lineage` object, typed.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct Lineage<'a> {
+    /// The object.
+    pub object: &'a Map<String, Value>,
+    /// `root: true`.
+    pub root: bool,
+    /// A parent is named: a parent facet is present, or `inherits.mode` is one that names
+    /// an ancestor.
+    pub names_parent: bool,
+    /// `inherits`, when it is an object.
+    pub inherits: Option<Inherits<'a>>,
+}
+
+/// A lineage's `inherits`.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct Inherits<'a> {
+    /// `mode`, when it is a string.
+    pub mode: Option<&'a str>,
+    /// `from`, when it is a string.
+    pub from: Option<&'a str>,
+    /// `localThroughId`, when it is a non-empty string.
+    pub local_through_id: Option<&'a str>,
+}
+
+impl<'a> Lineage<'a> {
+    /// The view of a lineage object.
+    pub fn new(object: &'a Map<String, Value>) -> Self {
+        let inherits = object.get("inherits").and_then(Value::as_object).map(|i| {
+            let text = |key: &str| i.get(key).and_then(Value::as_str);
+            Inherits {
+                mode: text("mode"),
+                from: text("from"),
+                local_through_id: text("localThroughId").filter(|t| !t.is_empty()),
+            }
+        });
+        let names_parent = PARENT_FACETS.iter().any(|f| object.contains_key(*f))
+            || inherits
+                .and_then(|i| i.mode)
+                .is_some_and(|m| INHERITING_MODES.contains(&m));
+        Lineage {
+            object,
+            root: object.get("root") == Some(&Value::Bool(true)),
+            names_parent,
+            inherits,
+        }
+    }
+
+    /// A parent facet's `session` and `record`, when the facet is present.
+    pub fn facet(self, name: &str) -> Option<(Option<&'a str>, Option<&'a str>)> {
+        let facet = self.object.get(name)?;
+        let text = |key: &str| facet.get(key).and_then(Value::as_str);
+        Some((text("session"), text("record")))
+    }
+
+    /// The sessions of `executedBy`, by entry.
+    pub fn executed_by(self) -> impl Iterator<Item = (usize, &'a str)> {
+        self.object
+            .get("executedBy")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .filter_map(|(n, e)| Some((n, e.get("session")?.as_str()?)))
+    }
+
+    /// Every session the lineage names, as written: parent facets, `inherits.from`,
+    /// `executedBy`.
+    pub fn sessions(self) -> impl Iterator<Item = (Slot, &'a str)> {
+        let facets = PARENT_FACETS
+            .iter()
+            .filter_map(move |f| Some((Slot::Facet(f), self.facet(f)?.0?)));
+        let from = self
+            .inherits
+            .and_then(|i| i.from)
+            .map(|s| (Slot::InheritsFrom, s));
+        let executed = self.executed_by().map(|(n, s)| (Slot::ExecutedBy(n), s));
+        facets.chain(from).chain(executed)
+    }
+}
+
+/// Where a record names a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Slot {
+    /// `lineage.<facet>.session`.
+    Facet(&'static str),
+    /// `lineage.inherits.from`.
+    InheritsFrom,
+    /// `lineage.executedBy[n].session`.
+    ExecutedBy(usize),
+    /// `childSession`.
+    ChildSession,
+    /// `copiedFrom.session`.
+    CopiedFrom,
+    /// `derivedFrom[n]`.
+    DerivedFrom(usize),
+}
+
+impl Slot {
+    /// The JSON Pointer of the slot in its record.
+    pub fn pointer(self) -> String {
+        match self {
+            Slot::Facet(facet) => format!("/lineage/{facet}/session"),
+            Slot::InheritsFrom => "/lineage/inherits/from".into(),
+            Slot::ExecutedBy(n) => format!("/lineage/executedBy/{n}/session"),
+            Slot::ChildSession => "/childSession".into(),
+            Slot::CopiedFrom => "/copiedFrom/session".into(),
+            Slot::DerivedFrom(n) => format!("/derivedFrom/{n}"),
+        }
+    }
+}
+
+/// A session reference in its canonical form, when it is one.
+pub fn canonical_session(text: &str) -> Option<String> {
+    parse_session_ref(text).ok().map(|r| r.canonical())
+}
+
+/// A reference member: a non-empty string (an empty one is malformed, reported by the
+/// schema, and references nothing).
+fn reference(value: &Value) -> Option<&str> {
+    value.as_str().filter(|r| !r.is_empty())
+}
