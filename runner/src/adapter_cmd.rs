@@ -27,10 +27,8 @@ pub fn run(command: &AdapterCommand) -> Result<u8> {
 
 fn reference_adapter(limits: &LimitArgs) -> Result<u8> {
     let limits = limits.limits()?;
-    let options = CheckOptions {
-        max_line_bytes: limits.max_line_bytes,
-        ..CheckOptions::default()
-    };
+    let mut options = CheckOptions::default();
+    options.max_line_bytes = limits.max_line_bytes;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if std::env::var_os("ASR_CTK_HANDSHAKE").is_some() {

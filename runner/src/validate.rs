@@ -40,11 +40,10 @@ pub fn run(args: &Args) -> Result<u8> {
             "--disable {rule}: no such rule or inferred check (see `asr-ctk rules`)"
         );
     }
-    let options = CheckOptions {
-        inferred: !args.no_inferred,
-        disabled: args.disable.iter().cloned().collect(),
-        max_line_bytes: args.max_line_bytes,
-    };
+    let mut options = CheckOptions::default();
+    options.inferred = !args.no_inferred;
+    options.disabled = args.disable.iter().cloned().collect();
+    options.max_line_bytes = args.max_line_bytes;
     let walk = walk::walk(&args.files);
     let mut failed = false;
     for note in &walk.notes {

@@ -1,7 +1,8 @@
 //! Validation throughput and memory.
 //!
-//! `cargo bench -p asr-suite --bench validate` generates a realistic stream of 200 MB and
-//! reports, in one run: the median throughput of validating it, the median throughput of
+//! `cargo bench -p asr-suite --bench validate` generates two realistic streams of 200 MB,
+//! one of the usual mix (about 2.4 KB a line) and one of many small records (about 800
+//! bytes a line), and reports for each, in one run: the median throughput of validating it, the median throughput of
 //! parsing the same lines with serde_json into `serde_json::Value` and nothing else, their
 //! ratio, the median time of reading it with the reference reader, and the peak memory of validating streams with the same records and 4 times the
 //! text, and with 4 times the records. Options after `--`: `--mb N` (stream size, default
@@ -13,7 +14,7 @@
 )]
 
 use asr_suite::check::{CheckOptions, check_reader};
-use asr_suite::generate::{Shape, realistic_stream};
+use asr_suite::generate::{Generated, Shape, realistic_stream};
 use asr_suite::lines::{Line, LineReader};
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
@@ -39,60 +40,21 @@ fn main() {
     let dir = std::env::temp_dir().join(format!("asr-ctk-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
 
-    let big = dir.join("stream.jsonl");
-    let generated = generate(&big, Shape::bytes(1, mb << 20));
-    let size = generated as f64 / 1e6;
-    println!("stream: {} ({size:.1} MB)", big.display());
-
-    let mut parse = Vec::new();
-    let mut validate = Vec::new();
-    let mut kit_parse = Vec::new();
-    let mut kit_schema = Vec::new();
-    let mut read = Vec::new();
-    for _ in 0..runs {
-        read.push(time(|| read_file(&big)));
-        parse.push(time(|| parse_only(&big)));
-        validate.push(time(|| validate_file(&big)));
-        kit_parse.push(time(|| kit_stages(&big, false)));
-        kit_schema.push(time(|| kit_stages(&big, true)));
+    for (shape_name, shape) in [
+        ("the usual mix", Shape::bytes(1, mb << 20)),
+        ("many small records", Shape::small_records(1, mb << 20)),
+    ] {
+        throughput(&dir, shape_name, shape, runs);
     }
-    let parse = median(&mut parse);
-    let validate = median(&mut validate);
-    println!(
-        "parse only (serde_json::Value): median {parse:.3} s, {:.1} MB/s",
-        size / parse
-    );
-    println!(
-        "validate:                       median {validate:.3} s, {:.1} MB/s",
-        size / validate
-    );
-    println!(
-        "validate / parse-only throughput: {:.0}%",
-        100.0 * parse / validate
-    );
-    let read = median(&mut read);
-    println!(
-        "read (the reference reader's reading): median {read:.3} s, {:.1} MB/s",
-        size / read
-    );
-    println!("read / validate time: {:.2}", read / validate);
-    let kit_parse = median(&mut kit_parse);
-    let kit_schema = median(&mut kit_schema);
-    println!(
-        "where validation's time goes: the kit's parse (duplicate names noticed) {kit_parse:.3} s, \
-         schemas {:.3} s, the rest (rule checks, findings) {:.3} s",
-        kit_schema - kit_parse,
-        validate - kit_schema
-    );
 
     let turns = 2_000;
     let base = dir.join("base.jsonl");
     let text4 = dir.join("text4.jsonl");
     let records4 = dir.join("records4.jsonl");
     let sizes = [
-        generate(&base, Shape::turns(2, turns, 1)),
-        generate(&text4, Shape::turns(2, turns, 4)),
-        generate(&records4, Shape::turns(2, turns * 4, 1)),
+        generate(&base, Shape::turns(2, turns, 1)).bytes,
+        generate(&text4, Shape::turns(2, turns, 4)).bytes,
+        generate(&records4, Shape::turns(2, turns * 4, 1)).bytes,
     ];
     for (label, path, bytes) in [
         ("base", &base, sizes[0]),
@@ -109,11 +71,72 @@ fn main() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-fn generate(path: &PathBuf, shape: Shape) -> u64 {
+/// The throughput of validating and of reading a stream of `shape`, beside a bare parse.
+fn throughput(dir: &Path, name: &str, shape: Shape, runs: u64) {
+    let big = dir.join("stream.jsonl");
+    let generated = generate(&big, shape);
+    let size = generated.bytes as f64 / 1e6;
+    println!(
+        "\n== {name}: {size:.1} MB, {} lines, {} bytes a line on average",
+        generated.records,
+        generated.bytes / generated.records.max(1)
+    );
+
+    let mut parse = Vec::new();
+    let mut validate = Vec::new();
+    let mut validate_one = Vec::new();
+    let mut kit_parse = Vec::new();
+    let mut kit_schema = Vec::new();
+    let mut read = Vec::new();
+    for _ in 0..runs {
+        read.push(time(|| read_file(&big)));
+        parse.push(time(|| parse_only(&big)));
+        validate.push(time(|| validate_file(&big)));
+        validate_one.push(time(|| validate_file_with(&big, 1)));
+        kit_parse.push(time(|| kit_stages(&big, false)));
+        kit_schema.push(time(|| kit_stages(&big, true)));
+    }
+    let parse = median(&mut parse);
+    let validate = median(&mut validate);
+    println!(
+        "parse only (serde_json::Value): median {parse:.3} s, {:.1} MB/s",
+        size / parse
+    );
+    println!(
+        "validate:                       median {validate:.3} s, {:.1} MB/s",
+        size / validate
+    );
+    println!(
+        "validate / parse-only throughput: {:.0}% ({} threads check lines; the machine has {})",
+        100.0 * parse / validate,
+        std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+        std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+    );
+    let validate_one = median(&mut validate_one);
+    println!(
+        "validate on one thread:         median {validate_one:.3} s, {:.1} MB/s, {:.0}% of parse-only",
+        size / validate_one,
+        100.0 * parse / validate_one
+    );
+    let read = median(&mut read);
+    println!(
+        "read (the reference reader's reading): median {read:.3} s, {:.1} MB/s",
+        size / read
+    );
+    println!("read / validate time: {:.2}", read / validate);
+    let kit_parse = median(&mut kit_parse);
+    let kit_schema = median(&mut kit_schema);
+    println!(
+        "where validation's time goes: the kit's parse (duplicate names noticed) {kit_parse:.3} s, \
+         schemas {:.3} s, the rest (rule checks, findings) {:.3} s",
+        kit_schema - kit_parse,
+        validate - kit_schema
+    );
+}
+
+fn generate(path: &PathBuf, shape: Shape) -> Generated {
     let mut out = BufWriter::new(File::create(path).expect("create stream"));
-    realistic_stream(&mut out, shape)
-        .expect("write stream")
-        .bytes
+    realistic_stream(&mut out, shape).expect("write stream")
 }
 
 fn time(f: impl FnOnce() -> usize) -> f64 {
@@ -169,8 +192,13 @@ fn read_file(path: &Path) -> usize {
 }
 
 fn validate_file(path: &Path) -> usize {
-    let report =
-        check_reader(File::open(path).expect("open"), &CheckOptions::default()).expect("read");
+    validate_file_with(path, 0)
+}
+
+fn validate_file_with(path: &Path, threads: usize) -> usize {
+    let mut options = CheckOptions::default();
+    options.threads = threads;
+    let report = check_reader(File::open(path).expect("open"), &options).expect("read");
     assert!(report.valid(), "the generated stream is valid");
     report.records
 }

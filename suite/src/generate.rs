@@ -20,6 +20,9 @@ pub struct Shape {
     pub large_every: u64,
     /// The size of such a large text, in bytes (before escaping).
     pub large_bytes: usize,
+    /// The longest ordinary text, in bytes before scaling (0: no bound): short messages and
+    /// tool outputs make a stream of many small records.
+    pub text_cap: usize,
 }
 
 impl Shape {
@@ -32,6 +35,16 @@ impl Shape {
             text_scale: 1,
             large_every: 0,
             large_bytes: 0,
+            text_cap: 0,
+        }
+    }
+
+    /// About `bytes` bytes of many small records (about 800 bytes a line on average): short
+    /// messages, tool calls and outputs, plans, subagents and deliveries.
+    pub fn small_records(seed: u64, bytes: u64) -> Shape {
+        Shape {
+            text_cap: 1_500,
+            ..Shape::bytes(seed, bytes)
         }
     }
 
@@ -44,6 +57,7 @@ impl Shape {
             text_scale,
             large_every: 0,
             large_bytes: 0,
+            text_cap: 0,
         }
     }
 
@@ -72,6 +86,7 @@ pub fn realistic_stream(out: &mut impl Write, shape: Shape) -> io::Result<Genera
     let mut g = Generator {
         rng: SplitMix(shape.seed),
         scale: shape.text_scale.max(1),
+        cap: shape.text_cap,
         seq: 0,
         last_plan: None,
         large_every: shape.large_every,
@@ -102,6 +117,7 @@ pub fn realistic_stream(out: &mut impl Write, shape: Shape) -> io::Result<Genera
 struct Generator {
     rng: SplitMix,
     scale: usize,
+    cap: usize,
     seq: u64,
     last_plan: Option<u64>,
     large_every: u64,
@@ -232,6 +248,11 @@ impl Generator {
 
     /// A JSON string literal of plausible text, with escapes, non-ASCII and code.
     fn text(&mut self, min: usize, max: usize) -> String {
+        let (min, max) = if self.cap == 0 {
+            (min, max)
+        } else {
+            (min.min(self.cap / 4), max.min(self.cap))
+        };
         text(&mut self.rng, min, max, self.scale)
     }
 }

@@ -189,10 +189,8 @@ fn a_100_mb_line_over_the_limit_is_skipped_without_being_kept() {
     assert!(report.diagnostics[0].message.contains("--max-line-bytes"));
     assert_eq!(report.records, 2);
     // With the limit raised, the same line is checked like any other.
-    let options = CheckOptions {
-        max_line_bytes: 128 << 20,
-        ..CheckOptions::default()
-    };
+    let mut options = CheckOptions::default();
+    options.max_line_bytes = 128 << 20;
     let report = check_reader(bytes.as_bytes(), &options).expect("in-memory read");
     assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
     assert_eq!(report.records, 3);
@@ -283,10 +281,8 @@ fn binary_garbage_does_not_panic() {
 fn switching_inferred_checks_off_keeps_only_asr_rules() {
     let bad_next = message(2).replace(r#""role":"user","#, "");
     let bytes = stream(&[r#"{"type":"message""#, &bad_next]);
-    let options = CheckOptions {
-        inferred: false,
-        ..CheckOptions::default()
-    };
+    let mut options = CheckOptions::default();
+    options.inferred = false;
     let report = check_bytes(&bytes, &options);
     assert_eq!(errors(&report), [("ASR-200".into(), 2)]);
     let mut options = CheckOptions::default();

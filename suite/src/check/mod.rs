@@ -6,6 +6,7 @@
 //! line longer than [`CheckOptions::max_line_bytes`] is read through without being kept.
 
 mod cross;
+mod pipeline;
 mod record;
 mod related;
 mod sink;
@@ -16,7 +17,7 @@ use crate::lines::{Line, LineReader};
 use crate::model::{Outline, Record};
 use crate::rule::{self, RuleId};
 use crate::schema::Schemas;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 use std::io::{self, BufReader, Read};
 
@@ -31,6 +32,7 @@ pub const FORMAT_VERSION: &str = "0.1";
 
 /// What to check.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct CheckOptions {
     /// Run the inferred structural checks (`ASR-X-...`).
     pub inferred: bool,
@@ -38,6 +40,9 @@ pub struct CheckOptions {
     pub disabled: BTreeSet<String>,
     /// The longest line checked, in bytes; a longer one is reported and skipped.
     pub max_line_bytes: usize,
+    /// Threads that check lines on their own, for a stream read from a reader (0: one a
+    /// core; 1: none, the calling thread does all). The report is the same either way.
+    pub threads: usize,
 }
 
 impl Default for CheckOptions {
@@ -46,11 +51,20 @@ impl Default for CheckOptions {
             inferred: true,
             disabled: BTreeSet::new(),
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            threads: 0,
         }
     }
 }
 
 impl CheckOptions {
+    /// How many threads check lines on their own.
+    fn workers(&self) -> usize {
+        match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+            n => n,
+        }
+    }
+
     /// Whether findings under `rule` are reported.
     pub fn reports(&self, rule: &str) -> bool {
         (self.inferred || !is_inferred_rule(rule)) && !self.disabled.contains(rule)
@@ -125,14 +139,12 @@ pub fn check_reader<R: Read>(
     reader: R,
     options: &CheckOptions,
 ) -> Result<StreamReport, CheckError> {
-    let mut lines = LineReader::new(
+    let lines = LineReader::new(
         BufReader::with_capacity(256 << 10, reader),
         options.max_line_bytes,
     );
     let mut checker = Checker::new(options.clone());
-    while let Some(line) = lines.next_line()? {
-        checker.line(&line);
-    }
+    pipeline::check(lines, &mut checker, options.workers())?;
     Ok(checker.finish())
 }
 
@@ -246,146 +258,57 @@ impl Checker {
 
     /// Checks one line.
     pub fn line(&mut self, line: &Line<'_>) {
-        self.lines_seen += 1;
-        match *line {
+        let prepared = match *line {
             Line::TooLong { number, len, .. } => {
-                let place = Place {
-                    line: number,
-                    ..Place::default()
-                };
-                let message = format!(
-                    "the line is {len} bytes long, over the limit of {} bytes; it was not checked \
-                     (raise the limit with --max-line-bytes)",
-                    self.sink.options().max_line_bytes
-                );
-                self.emit(&place, Finding::error(rule::ASR_X_006, "", message));
+                Prepared::too_long(number, len, self.sink.options().max_line_bytes)
             }
             Line::Text {
                 number,
                 bytes,
                 newline,
-            } => self.text_line(number, bytes, newline),
-        }
-        self.sink.end_line();
+            } => Prepared::text(number, bytes, newline, self.schemas),
+        };
+        self.apply(prepared);
     }
 
-    fn text_line(&mut self, number: usize, mut bytes: &[u8], newline: bool) {
+    /// Takes what was found of one line on its own, and checks it against the stream.
+    fn apply(&mut self, prepared: Prepared) {
+        self.lines_seen += 1;
         let place = Place {
-            line: number,
+            line: prepared.number,
             ..Place::default()
         };
-        if let Some(rest) = crate::lines::without_bom(number, bytes) {
-            bytes = rest;
-            let message = "the stream starts with a UTF-8 byte order mark; JSON text must not (RFC 8259); \
-                           the rest of the line was checked without it";
-            self.emit(&place, Finding::error(rule::ASR_X_002, "", message));
+        for finding in prepared.before_crlf {
+            self.emit(&place, finding);
         }
-        if bytes.last() == Some(&b'\r') && !self.crlf_noted {
+        if prepared.crlf && !self.crlf_noted {
             self.crlf_noted = true;
             let message = "lines end with CRLF (first here); accepted: the CR is JSON white space outside \
                            every value, and no text is altered";
             self.emit(&place, Finding::notice(rule::ASR_X_019, "", message));
         }
-        if bytes.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
-            self.emit(
-                &place,
-                Finding::error(
-                    rule::ASR_X_003,
-                    "",
-                    "the line is empty; every line is one JSON object",
-                ),
-            );
-            return;
+        for finding in prepared.early {
+            self.emit(&place, finding);
         }
-        let parsed = match json::parse(bytes) {
-            Ok(parsed) => parsed,
-            Err(failure) => {
-                // Only a line that does not parse can be invalid UTF-8: ask which it is.
-                if let Err(e) = std::str::from_utf8(bytes) {
-                    let message = format!(
-                        "the line is not UTF-8: invalid byte sequence at byte {} of the line; it was not checked",
-                        e.valid_up_to() + 1
-                    );
-                    self.emit(&place, Finding::error(rule::ASR_X_001, "", message));
-                    return;
-                }
-                let finding = match failure {
-                    Failure::TooDeep { column } => Finding::error(
-                        rule::ASR_X_006,
-                        "",
-                        format!(
-                            "nesting deeper than {} levels at column {column}; the line was not checked",
-                            json::MAX_DEPTH
-                        ),
-                    ),
-                    Failure::NumberOutOfRange { column } => Finding::error(
-                        rule::ASR_X_005,
-                        "",
-                        format!(
-                            "a number at column {column} is beyond the range of a double; the line was not checked"
-                        ),
-                    ),
-                    Failure::Syntax { eof: true, .. } if !newline => Finding::error(
-                        rule::ASR_X_003,
-                        "",
-                        "the last line is truncated: it has no final newline and its JSON ends in the middle of a value",
-                    ),
-                    Failure::Syntax {
-                        message, column, ..
-                    } => Finding::error(
-                        rule::ASR_X_003,
-                        "",
-                        format!("the line is not valid JSON: {message} at column {column}"),
-                    ),
-                };
+        if let Some((object, findings)) = prepared.record {
+            self.records += 1;
+            let record = Record::new(&object);
+            let place = Place {
+                line: prepared.number,
+                seq: record.seq,
+                id: record.id.map(str::to_owned),
+            };
+            for finding in findings {
                 self.emit(&place, finding);
-                return;
             }
-        };
-        for pointer in &parsed.duplicates {
-            let message = format!(
-                "the member name at {pointer} appears twice in its object; the last one was checked"
-            );
-            self.emit(
-                &place,
-                Finding::error(rule::ASR_X_004, pointer.clone(), message),
-            );
+            let mut findings = Vec::new();
+            self.state.record(&place, &record, &mut findings);
+            for (finding, at) in findings {
+                let place = at.unwrap_or_else(|| place.clone());
+                self.emit(&place, finding);
+            }
         }
-        let Value::Object(ref object) = parsed.value else {
-            let message = format!(
-                "the line is a JSON {}, not an object",
-                kind_of(&parsed.value)
-            );
-            self.emit(&place, Finding::error(rule::ASR_X_003, "", message));
-            return;
-        };
-        self.records += 1;
-        let record = Record::new(object);
-        let place = Place {
-            line: number,
-            seq: record.seq,
-            id: record.id.map(str::to_owned),
-        };
-        for finding in self.schemas.check(&parsed.value) {
-            self.emit(
-                &place,
-                Finding {
-                    rule: finding.rule,
-                    severity: finding.severity,
-                    pointer: finding.pointer,
-                    message: finding.message,
-                },
-            );
-        }
-        for finding in record::check(object) {
-            self.emit(&place, finding);
-        }
-        let mut findings = Vec::new();
-        self.state.record(&place, &record, &mut findings);
-        for (finding, at) in findings {
-            let place = at.unwrap_or_else(|| place.clone());
-            self.emit(&place, finding);
-        }
+        self.sink.end_line();
     }
 
     /// Ends the stream: resolves what waited for later records and returns the report.
@@ -442,6 +365,142 @@ fn sort_diagnostics(report: &mut StreamReport) {
         if let Some(i) = index {
             *i = new_index[*i];
         }
+    }
+}
+
+/// What one line yields on its own, before the stream's state is consulted: computed on any
+/// thread, then taken in stream order by [`Checker::apply`].
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    number: usize,
+    /// Findings before the CRLF notice (a byte order mark).
+    before_crlf: Vec<Finding>,
+    /// The line ends with CR.
+    crlf: bool,
+    /// Findings about the line as text and JSON.
+    early: Vec<Finding>,
+    /// The parsed object, and the findings of the schemas and of the checks within it.
+    record: Option<(Map<String, Value>, Vec<Finding>)>,
+}
+
+impl Prepared {
+    fn too_long(number: usize, len: u64, max_line_bytes: usize) -> Self {
+        let message = format!(
+            "the line is {len} bytes long, over the limit of {max_line_bytes} bytes; it was not checked \
+             (raise the limit with --max-line-bytes)"
+        );
+        Prepared {
+            number,
+            before_crlf: Vec::new(),
+            crlf: false,
+            early: vec![Finding::error(rule::ASR_X_006, "", message)],
+            record: None,
+        }
+    }
+
+    fn text(number: usize, mut bytes: &[u8], newline: bool, schemas: &Schemas) -> Self {
+        let mut prepared = Prepared {
+            number,
+            before_crlf: Vec::new(),
+            crlf: false,
+            early: Vec::new(),
+            record: None,
+        };
+        if let Some(rest) = crate::lines::without_bom(number, bytes) {
+            bytes = rest;
+            let message = "the stream starts with a UTF-8 byte order mark; JSON text must not (RFC 8259); \
+                           the rest of the line was checked without it";
+            prepared
+                .before_crlf
+                .push(Finding::error(rule::ASR_X_002, "", message));
+        }
+        prepared.crlf = bytes.last() == Some(&b'\r');
+        let early = &mut prepared.early;
+        if bytes.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
+            early.push(Finding::error(
+                rule::ASR_X_003,
+                "",
+                "the line is empty; every line is one JSON object",
+            ));
+            return prepared;
+        }
+        let parsed = match json::parse(bytes) {
+            Ok(parsed) => parsed,
+            Err(failure) => {
+                early.push(unparsed(bytes, newline, failure));
+                return prepared;
+            }
+        };
+        for pointer in &parsed.duplicates {
+            let message = format!(
+                "the member name at {pointer} appears twice in its object; the last one was checked"
+            );
+            early.push(Finding::error(rule::ASR_X_004, pointer.clone(), message));
+        }
+        let Value::Object(ref object) = parsed.value else {
+            let message = format!(
+                "the line is a JSON {}, not an object",
+                kind_of(&parsed.value)
+            );
+            early.push(Finding::error(rule::ASR_X_003, "", message));
+            return prepared;
+        };
+        let mut findings: Vec<Finding> = schemas
+            .check(&parsed.value)
+            .into_iter()
+            .map(|finding| Finding {
+                rule: finding.rule,
+                severity: finding.severity,
+                pointer: finding.pointer,
+                message: finding.message,
+            })
+            .collect();
+        findings.extend(record::check(object));
+        if let Value::Object(object) = parsed.value {
+            prepared.record = Some((object, findings));
+        }
+        prepared
+    }
+}
+
+/// The finding about a line that is no JSON text.
+fn unparsed(bytes: &[u8], newline: bool, failure: Failure) -> Finding {
+    // Only a line that does not parse can be invalid UTF-8: ask which it is.
+    if let Err(e) = std::str::from_utf8(bytes) {
+        let message = format!(
+            "the line is not UTF-8: invalid byte sequence at byte {} of the line; it was not checked",
+            e.valid_up_to() + 1
+        );
+        return Finding::error(rule::ASR_X_001, "", message);
+    }
+    match failure {
+        Failure::TooDeep { column } => Finding::error(
+            rule::ASR_X_006,
+            "",
+            format!(
+                "nesting deeper than {} levels at column {column}; the line was not checked",
+                json::MAX_DEPTH
+            ),
+        ),
+        Failure::NumberOutOfRange { column } => Finding::error(
+            rule::ASR_X_005,
+            "",
+            format!(
+                "a number at column {column} is beyond the range of a double; the line was not checked"
+            ),
+        ),
+        Failure::Syntax { eof: true, .. } if !newline => Finding::error(
+            rule::ASR_X_003,
+            "",
+            "the last line is truncated: it has no final newline and its JSON ends in the middle of a value",
+        ),
+        Failure::Syntax {
+            message, column, ..
+        } => Finding::error(
+            rule::ASR_X_003,
+            "",
+            format!("the line is not valid JSON: {message} at column {column}"),
+        ),
     }
 }
 

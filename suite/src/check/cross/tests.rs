@@ -50,7 +50,10 @@ mod order {
             [at("ASR-X-008", 3)]
         );
         let same = msg(1, "r2", "");
-        assert_eq!(found(&[H, &m1, &same], &["ASR-X-008"]), [at("ASR-X-008", 3)]);
+        assert_eq!(
+            found(&[H, &m1, &same], &["ASR-X-008"]),
+            [at("ASR-X-008", 3)]
+        );
         let big = r#"{"type":"message","seq":1e3,"id":"r1","messageId":"m","role":"user","content":[{"type":"text","text":"x"}]}"#;
         assert_eq!(found(&[H, big], &["ASR-X-008"]), [at("ASR-X-008", 2)]);
         assert!(found(&[H, &m1, &m2], &["ASR-X-008", "ASR-X-009"]).is_empty());

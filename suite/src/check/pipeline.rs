@@ -1,0 +1,221 @@
+//! Checking a long stream on several threads. What a line yields on its own (its parse,
+//! its schemas, the checks within one record) does not depend on the lines before it, so
+//! workers compute it for batches of lines; the checks across records then take the
+//! batches in stream order on the calling thread. The report is the same, finding for
+//! finding, as on one thread.
+//!
+//! Memory stays bounded: a batch holds at most [`BATCH_BYTES`] of text (or one longer
+//! line, itself bounded by the line limit), and no more than [`IN_FLIGHT`] batches a worker
+//! are read ahead of the one being taken.
+
+use super::{Checker, Prepared};
+use crate::lines::{Line, LineReader};
+use crate::schema::Schemas;
+use std::collections::BTreeMap;
+use std::io::{self, BufRead};
+use std::sync::mpsc::{Receiver, sync_channel};
+use std::sync::{Condvar, Mutex};
+
+/// The text of a batch, at most (one longer line is a batch of its own).
+pub(crate) const BATCH_BYTES: usize = 256 << 10;
+
+/// Batches a worker may be ahead of the stream, at most.
+const IN_FLIGHT: usize = 3;
+
+/// A line owned, to be sent to a worker.
+enum Owned {
+    Text {
+        number: usize,
+        bytes: Vec<u8>,
+        newline: bool,
+    },
+    TooLong {
+        number: usize,
+        len: u64,
+    },
+}
+
+/// How many batches have been taken: the reader waits for it to move.
+struct Taken {
+    count: Mutex<usize>,
+    moved: Condvar,
+}
+
+/// Feeds every line of `lines` to `checker` with `workers` threads doing the work of each
+/// line on its own, the calling thread reading and one more taking the batches in order.
+/// The first batch is read before any thread starts: a stream that fits in it is checked
+/// on the calling thread alone.
+pub(crate) fn check<R: BufRead>(
+    mut lines: LineReader<R>,
+    checker: &mut Checker,
+    workers: usize,
+) -> io::Result<()> {
+    let max_line = checker.sink.options().max_line_bytes;
+    let Some(first) = read_batch(&mut lines)? else {
+        return Ok(());
+    };
+    if first.last_of_stream || workers < 2 {
+        for line in first.lines {
+            checker.apply(prepare(line, max_line, checker.schemas));
+        }
+        while let Some(line) = lines.next_line()? {
+            checker.line(&line);
+        }
+        return Ok(());
+    }
+    let schemas: &'static Schemas = checker.schemas;
+    let taken = Taken {
+        count: Mutex::new(0),
+        moved: Condvar::new(),
+    };
+    let limit = IN_FLIGHT * workers;
+    let (to_workers, work) = sync_channel::<(usize, Vec<Owned>)>(workers);
+    let work = Mutex::new(work);
+    let (to_checker, done) = sync_channel::<(usize, Vec<Prepared>)>(limit);
+    std::thread::scope(|scope| {
+        // Owned here, so that returning ends the workers' wait for work.
+        let to_workers = to_workers;
+        for _ in 0..workers {
+            let to_checker = to_checker.clone();
+            let (work, taken) = (&work, &taken);
+            scope.spawn(move || {
+                loop {
+                    let job = lock(work).recv();
+                    let Ok((index, batch)) = job else { return };
+                    let prepared = guarded(taken, || {
+                        batch
+                            .into_iter()
+                            .map(|line| prepare(line, max_line, schemas))
+                            .collect()
+                    });
+                    if to_checker.send((index, prepared)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(to_checker);
+        let taken = &taken;
+        scope.spawn(move || guarded(taken, || take_in_order(&done, checker, taken)));
+        let mut batch = first;
+        let mut index = 0;
+        loop {
+            let last = batch.last_of_stream;
+            if to_workers.send((index, batch.lines)).is_err() || last {
+                return Ok(());
+            }
+            index += 1;
+            {
+                let mut count = lock(&taken.count);
+                while *count != ABANDONED && index >= *count + limit {
+                    count = taken
+                        .moved
+                        .wait(count)
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                }
+                if *count == ABANDONED {
+                    return Ok(());
+                }
+            }
+            batch = match read_batch(&mut lines)? {
+                Some(batch) => batch,
+                None => return Ok(()),
+            };
+        }
+    })
+}
+
+/// The count of batches taken once a thread has given up: every other thread stops.
+const ABANDONED: usize = usize::MAX;
+
+/// Runs `work`; should it panic, tells every thread to stop before passing the panic on,
+/// so that no thread waits for a batch that will never come.
+fn guarded<T>(taken: &Taken, work: impl FnOnce() -> T) -> T {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)) {
+        Ok(value) => value,
+        Err(panic) => {
+            *lock(&taken.count) = ABANDONED;
+            taken.moved.notify_all();
+            std::panic::resume_unwind(panic)
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Takes the batches as they come and applies them in stream order.
+fn take_in_order(done: &Receiver<(usize, Vec<Prepared>)>, checker: &mut Checker, taken: &Taken) {
+    let mut waiting: BTreeMap<usize, Vec<Prepared>> = BTreeMap::new();
+    let mut next = 0;
+    for (index, batch) in done {
+        waiting.insert(index, batch);
+        while let Some(batch) = waiting.remove(&next) {
+            for prepared in batch {
+                checker.apply(prepared);
+            }
+            next += 1;
+            let mut count = lock(&taken.count);
+            if *count != ABANDONED {
+                *count = next;
+            }
+            taken.moved.notify_all();
+        }
+    }
+}
+
+fn prepare(line: Owned, max_line: usize, schemas: &Schemas) -> Prepared {
+    match line {
+        Owned::Text {
+            number,
+            bytes,
+            newline,
+        } => Prepared::text(number, &bytes, newline, schemas),
+        Owned::TooLong { number, len } => Prepared::too_long(number, len, max_line),
+    }
+}
+
+struct Batch {
+    lines: Vec<Owned>,
+    /// The stream ended with this batch.
+    last_of_stream: bool,
+}
+
+/// The next lines, up to [`BATCH_BYTES`] of text; `None` at the end of the stream.
+fn read_batch<R: BufRead>(lines: &mut LineReader<R>) -> io::Result<Option<Batch>> {
+    let mut batch = Vec::new();
+    let mut bytes = 0;
+    while bytes < BATCH_BYTES {
+        let Some(line) = lines.next_line()? else {
+            return Ok((!batch.is_empty()).then_some(Batch {
+                lines: batch,
+                last_of_stream: true,
+            }));
+        };
+        batch.push(match line {
+            Line::Text {
+                number,
+                bytes: text,
+                newline,
+            } => {
+                bytes += text.len() + 1;
+                Owned::Text {
+                    number,
+                    bytes: text.to_vec(),
+                    newline,
+                }
+            }
+            Line::TooLong { number, len, .. } => {
+                bytes += 1;
+                Owned::TooLong { number, len }
+            }
+        });
+    }
+    Ok(Some(Batch {
+        lines: batch,
+        last_of_stream: false,
+    }))
+}
