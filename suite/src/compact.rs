@@ -92,10 +92,13 @@ impl Strings {
 
 /// An open-addressing hash index of record numbers. It holds no keys: the caller says how
 /// to hash a number it holds and whether a number is the one looked for, so each entry
-/// costs 4 bytes a slot (between 5 and 11 bytes an entry with the load kept under 3/4).
+/// costs 5 bytes a slot (between 6 and 14 bytes an entry with the load kept under 3/4): the
+/// number, and 8 bits of its hash, so that a probe past another key rarely asks the caller
+/// to compare keys.
 #[derive(Debug)]
 pub(crate) struct Index {
     slots: Vec<u32>,
+    tags: Vec<u8>,
     len: usize,
     state: RandomState,
 }
@@ -106,6 +109,7 @@ impl Default for Index {
     fn default() -> Self {
         Index {
             slots: Vec::new(),
+            tags: Vec::new(),
             len: 0,
             state: RandomState::new(),
         }
@@ -128,12 +132,13 @@ impl Index {
         }
         let mask = self.slots.len() - 1;
         let mut at = slot_of(hash, mask);
+        let tag = tag_of(hash);
         loop {
             let value = self.slots[at];
             if value == EMPTY {
                 return None;
             }
-            if is(value) {
+            if self.tags[at] == tag && is(value) {
                 return Some(value);
             }
             at = (at + 1) & mask;
@@ -152,19 +157,23 @@ impl Index {
             at = (at + 1) & mask;
         }
         self.slots[at] = value;
+        self.tags[at] = tag_of(hash);
         self.len += 1;
     }
 
     fn grow(&mut self, rehash: &impl Fn(u32) -> u64) {
         let size = (self.slots.len() * 2).max(16);
         let old = std::mem::replace(&mut self.slots, vec![EMPTY; size]);
+        self.tags = vec![0; size];
         let mask = size - 1;
         for value in old.into_iter().filter(|&v| v != EMPTY) {
-            let mut at = slot_of(rehash(value), mask);
+            let hash = rehash(value);
+            let mut at = slot_of(hash, mask);
             while self.slots[at] != EMPTY {
                 at = (at + 1) & mask;
             }
             self.slots[at] = value;
+            self.tags[at] = tag_of(hash);
         }
     }
 }
@@ -211,6 +220,11 @@ impl Ids {
 fn slot_of(hash: u64, mask: usize) -> usize {
     // The mask keeps the value below the slot count, which fits a usize.
     usize::try_from(hash & mask as u64).unwrap_or(0)
+}
+
+/// The top 8 bits of a hash: the slot comes from the low bits.
+fn tag_of(hash: u64) -> u8 {
+    hash.to_be_bytes()[0]
 }
 
 fn low_half(value: u64) -> u32 {
