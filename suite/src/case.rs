@@ -28,11 +28,9 @@
 //! notices about absent sessions excepted (every stream that names another session has them).
 
 use crate::catalog::Role;
-use crate::check::{CheckOptions, StreamReport, check_reader, check_related};
 use crate::diagnostic::Severity;
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 /// A case's sidecar.
@@ -223,41 +221,6 @@ impl Case {
             Some("i_") => Some(Verdict::Either),
             _ => None,
         }
-    }
-
-    /// Runs the reference validator on the case's streams and returns what it found, in the
-    /// sidecar's terms, and its verdict.
-    pub fn run_reference(&self) -> Result<(bool, Vec<Violation>), CaseError> {
-        let options = CheckOptions::default();
-        let mut reports: Vec<StreamReport> = Vec::new();
-        for (_, path) in &self.streams {
-            let file = File::open(path).map_err(|source| CaseError::Io {
-                path: path.clone(),
-                source,
-            })?;
-            reports.push(check_reader(file, &options).map_err(|e| CaseError::Io {
-                path: path.clone(),
-                source: std::io::Error::other(e.to_string()),
-            })?);
-        }
-        check_related(&mut reports, &options);
-        let mut found = Vec::new();
-        for ((part, _), report) in self.streams.iter().zip(&reports) {
-            for d in &report.diagnostics {
-                if d.rule == "ASR-406" && d.severity == Severity::Notice {
-                    continue;
-                }
-                found.push(Violation {
-                    rule: d.rule.clone(),
-                    severity: d.severity,
-                    line: d.line,
-                    pointer: d.pointer.clone(),
-                    file: (!part.is_empty()).then(|| part.clone()),
-                });
-            }
-        }
-        found.sort();
-        Ok((reports.iter().all(StreamReport::valid), found))
     }
 }
 

@@ -3,6 +3,13 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// The most findings listed for one line: the parser, the schemas and the checks stop
+/// looking past it.
+pub const MAX_PER_LINE: usize = 100;
+
+/// The most findings listed for one stream.
+pub const MAX_PER_STREAM: usize = 10_000;
+
 /// How much a finding weighs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

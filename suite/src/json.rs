@@ -279,7 +279,7 @@ impl Tracker<'_> {
     fn duplicate(&mut self, key: &str) {
         match self {
             Tracker::Flag(found) => **found = true,
-            Tracker::Paths { path, found } if found.len() <= crate::check::MAX_PER_LINE => {
+            Tracker::Paths { path, found } if found.len() <= crate::diagnostic::MAX_PER_LINE => {
                 let mut pointer = (*path).clone();
                 crate::diagnostic::push_token(&mut pointer, key);
                 found.push(pointer);

@@ -1,11 +1,14 @@
 //! The kit's own implementation, answering protocol requests with the stream checker: the
 //! built-in adapter that `asr-ctk adapter reference` speaks for.
 
-use crate::check::{CheckOptions, StreamReport, check_bytes, check_related};
+use crate::case::{Case, CaseError, Violation};
+use crate::check::{CheckOptions, StreamReport, check_bytes, check_reader, check_related};
+use crate::diagnostic::Severity;
 use crate::protocol::{
     AnswerDiagnostic, CaseRequest, Implementation, PROTOCOL_VERSION, ProtocolRole, Reply,
     STREAMS_BY_PATH, StreamAnswer, base64_decode,
 };
+use std::fs::File;
 
 /// The reference implementation's `started` message.
 pub fn started() -> Reply {
@@ -113,4 +116,40 @@ fn answer_reports(seq: u64, reports: &[StreamReport]) -> Reply {
             })
             .collect(),
     }
+}
+
+/// Runs the reference validator on a case's streams, checked together, and returns its
+/// verdict and what it found, in the sidecar's terms (the ASR-406 notices left out: they
+/// say what another stream would resolve).
+pub fn validate_case(case: &Case) -> Result<(bool, Vec<Violation>), CaseError> {
+    let options = CheckOptions::default();
+    let mut reports: Vec<StreamReport> = Vec::new();
+    for (_, path) in &case.streams {
+        let file = File::open(path).map_err(|source| CaseError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        reports.push(check_reader(file, &options).map_err(|e| CaseError::Io {
+            path: path.clone(),
+            source: std::io::Error::other(e.to_string()),
+        })?);
+    }
+    check_related(&mut reports, &options);
+    let mut found = Vec::new();
+    for ((part, _), report) in case.streams.iter().zip(&reports) {
+        for d in &report.diagnostics {
+            if d.rule == "ASR-406" && d.severity == Severity::Notice {
+                continue;
+            }
+            found.push(Violation {
+                rule: d.rule.clone(),
+                severity: d.severity,
+                line: d.line,
+                pointer: d.pointer.clone(),
+                file: (!part.is_empty()).then(|| part.clone()),
+            });
+        }
+    }
+    found.sort();
+    Ok((reports.iter().all(StreamReport::valid), found))
 }

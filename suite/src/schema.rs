@@ -180,7 +180,7 @@ impl Schemas {
         let mut findings: Vec<SchemaFinding> = self
             .validator
             .iter_errors(record)
-            .take(crate::check::MAX_PER_LINE + 1)
+            .take(crate::diagnostic::MAX_PER_LINE + 1)
             .map(|e| self.map(&e))
             .collect();
         findings.dedup();

@@ -92,7 +92,7 @@ fn validator_case(case: &Case) -> Result<Option<String>, Failed> {
     let Some(expect) = &case.sidecar.expect.validator else {
         return Ok(None);
     };
-    let (valid, actual) = case.run_reference().map_err(|e| e.to_string())?;
+    let (valid, actual) = asr_suite::reference::validate_case(case).map_err(|e| e.to_string())?;
     let mut expected = expect.violations.clone();
     expected.sort();
     if valid == expect.valid && actual == expected {

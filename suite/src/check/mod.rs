@@ -21,8 +21,8 @@ use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 use std::io::{self, BufReader, Read};
 
+pub use crate::diagnostic::{MAX_PER_LINE, MAX_PER_STREAM};
 pub use related::check_related;
-pub use sink::{MAX_PER_LINE, MAX_PER_STREAM};
 
 /// The default bound on one line: 64 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;

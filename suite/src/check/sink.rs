@@ -4,13 +4,7 @@
 //! and severity of the most severe of them, so a stream's verdict never changes.
 
 use super::{CheckOptions, Finding, Place};
-use crate::diagnostic::Diagnostic;
-
-/// The most findings listed for one line.
-pub const MAX_PER_LINE: usize = 100;
-
-/// The most findings listed for one stream.
-pub const MAX_PER_STREAM: usize = 10_000;
+use crate::diagnostic::{Diagnostic, MAX_PER_LINE, MAX_PER_STREAM};
 
 #[derive(Debug)]
 struct Overflow {
