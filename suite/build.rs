@@ -89,19 +89,33 @@ fn rule_ids(manifest: &Path, out: &Path) {
     walk(&manifest.join("schemas"), &mut schemas);
     for schema in schemas {
         let text = std::fs::read_to_string(&schema).unwrap_or_default();
+        // `"x-asr-rule": "ASR-..."` maps failures to a rule; `"x-asr-rules": [...]` names the
+        // rules a reading member comes from.
         let mut rest = text.as_str();
-        while let Some(at) = rest.find("\"x-asr-rule\"") {
-            rest = &rest[at + "\"x-asr-rule\"".len()..];
-            let value = rest
-                .trim_start_matches(|c: char| c == ':' || c.is_whitespace())
-                .strip_prefix('"')
-                .and_then(|v| v.split('"').next())
-                .unwrap_or("");
-            assert!(
-                ids.contains(&value),
-                "{}: x-asr-rule {value:?} is no rule id of cases/rules.toml",
-                schema.display()
-            );
+        while let Some(at) = rest.find("\"x-asr-rule") {
+            rest = &rest[at + "\"x-asr-rule".len()..];
+            let list = rest.starts_with("s\"");
+            let value = rest.trim_start_matches(|c: char| {
+                c == 's' || c == '"' || c == ':' || c.is_whitespace()
+            });
+            let values: Vec<&str> = if list {
+                let inner = value.strip_prefix('[').and_then(|v| v.split(']').next());
+                inner
+                    .unwrap_or("")
+                    .split(',')
+                    .map(|v| v.trim().trim_matches('"'))
+                    .collect()
+            } else {
+                vec![value.split('"').next().unwrap_or("")]
+            };
+            for value in values {
+                assert!(
+                    ids.contains(&value),
+                    "{}: {value:?} in x-asr-rule{} is no rule id of cases/rules.toml",
+                    schema.display(),
+                    if list { "s" } else { "" }
+                );
+            }
         }
     }
 }

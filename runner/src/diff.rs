@@ -9,10 +9,10 @@ use anyhow::{Context, Result, bail};
 use asr_suite::case::{Case, Expect, Provenance, Sidecar, Status};
 use asr_suite::catalog::Role;
 use asr_suite::conformance::{AdapterInfo, CaseResult, Outcome, RunReport};
-use asr_suite::judge::{ReadingMismatch, diff_readings};
+use asr_suite::judge::{ReadingMismatch, UNATTRIBUTED, diff_readings};
 use asr_suite::protocol::{CaseRequest, ProtocolRole, Reply, STREAMS_BY_PATH, StreamAnswer};
 use asr_suite::render::escape_controls;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -245,16 +245,7 @@ fn compare(
             }
             found
         } else {
-            let findings = |s: &StreamAnswer| {
-                let mut findings: Vec<String> = s
-                    .diagnostics
-                    .iter()
-                    .map(|d| format!("{}:{}:{}", d.line, d.severity, d.rule))
-                    .collect();
-                findings.sort();
-                serde_json::json!({"valid": s.valid, "findings": findings})
-            };
-            diff_readings(&findings(x), &findings(y), rules)
+            validator_differences(x, y, rules)
         };
         if a.len() > 1 {
             for m in &mut found {
@@ -313,6 +304,51 @@ fn result(
         )
     }
     .capped(asr_suite::conformance::KEPT_BYTES)
+}
+
+/// Where two validators differ on one stream: its verdict (under the case's first rule), and
+/// each finding one of them reports and the other does not, under the finding's own rule.
+fn validator_differences(
+    a: &StreamAnswer,
+    b: &StreamAnswer,
+    rules: &[String],
+) -> Vec<ReadingMismatch> {
+    let findings = |s: &StreamAnswer| -> BTreeSet<(usize, String, String)> {
+        s.diagnostics
+            .iter()
+            .map(|d| (d.line, d.severity.to_string(), d.rule.clone()))
+            .collect()
+    };
+    let (first, second) = (findings(a), findings(b));
+    let mut out = Vec::new();
+    if a.valid != b.valid {
+        out.push(ReadingMismatch {
+            pointer: "/valid".into(),
+            rule: rules
+                .first()
+                .map_or_else(|| UNATTRIBUTED.to_owned(), Clone::clone),
+            expected: a.valid.into(),
+            actual: Some(b.valid.into()),
+        });
+    }
+    let absent = || serde_json::Value::from("no such finding");
+    for (line, severity, rule) in first.difference(&second) {
+        out.push(ReadingMismatch {
+            pointer: format!("/findings/line {line}"),
+            rule: rule.clone(),
+            expected: format!("{severity} {rule}").into(),
+            actual: Some(absent()),
+        });
+    }
+    for (line, severity, rule) in second.difference(&first) {
+        out.push(ReadingMismatch {
+            pointer: format!("/findings/line {line}"),
+            rule: rule.clone(),
+            expected: absent(),
+            actual: Some(format!("{severity} {rule}").into()),
+        });
+    }
+    out
 }
 
 /// One disagreement in words: where, under which rule, and what each side said.

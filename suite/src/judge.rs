@@ -262,31 +262,69 @@ fn diff_at(
 }
 
 /// The rule a member of the reading comes from: the first rule the case names (its main
-/// rule first) that the member can come from, else the member's first candidate.
+/// rule first) that the member can come from, as `x-asr-rules` in
+/// `schemas/reading.schema.json` says, else the member's first rule there; for a member
+/// that comes from no rule, the case's first rule, else [`UNATTRIBUTED`].
 fn rule_for_member(pointer: &str, rules: &[String]) -> String {
-    let tokens: Vec<&str> = pointer.split('/').skip(1).collect();
-    let candidates: &[&str] = match tokens.as_slice() {
-        ["session", "root", ..] => &["ASR-401", "ASR-402"],
-        ["session", "unresolved", ..] => &["ASR-406"],
-        ["records", _, "originality", ..] => &["ASR-416", "ASR-415", "ASR-423", "ASR-426"],
-        ["records", _, "contextView", ..] => &["ASR-205", "ASR-225"],
-        ["records", _, "delivered", ..] => &["ASR-237"],
-        ["records", _, "parts", _, "author" | "origin" | "phase", ..] => &["ASR-224"],
-        ["records", _, "parts", _, "render", ..] => &[
-            "ASR-218", "ASR-214", "ASR-220", "ASR-215", "ASR-232", "ASR-238",
-        ],
-        ["records", _, "parts", _, "index", ..] => {
-            &["ASR-215", "ASR-232", "ASR-238", "ASR-214", "ASR-220"]
-        }
-        ["totals", ..] => &["ASR-417", "ASR-416"],
-        _ => &[],
-    };
+    let candidates = member_rules(pointer);
     rules
         .iter()
-        .find(|r| candidates.contains(&r.as_str()))
+        .find(|r| candidates.contains(r))
+        .or_else(|| candidates.first())
+        .or_else(|| rules.first())
         .cloned()
-        .or_else(|| candidates.first().map(|c| (*c).to_owned()))
-        .unwrap_or_else(|| rules.first().cloned().unwrap_or_default())
+        .unwrap_or_else(|| UNATTRIBUTED.to_owned())
+}
+
+/// The group of a mismatch that no rule accounts for (a whole record one side lacks, a
+/// member no rule defines, on a stream that is not a case).
+pub const UNATTRIBUTED: &str = "(no rule)";
+
+/// The rules a member of the reading comes from (`x-asr-rules` of the innermost schema
+/// that has them along the pointer), from the embedded reading schema.
+pub fn member_rules(pointer: &str) -> Vec<String> {
+    static SCHEMA: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    let schema = SCHEMA.get_or_init(|| {
+        crate::embedded::schema("reading.schema.json")
+            .and_then(|text| serde_json::from_str(text).ok())
+            .unwrap_or(Value::Null)
+    });
+    let mut node = schema;
+    let mut found = rules_of(node);
+    for token in pointer.split('/').skip(1) {
+        let next = node
+            .get("properties")
+            .and_then(|p| p.get(token))
+            .or_else(|| node.get("additionalProperties").filter(|a| a.is_object()))
+            .or_else(|| node.get("items"));
+        let Some(mut next) = next else { break };
+        // Follow local references: `#/$defs/record`.
+        while let Some(target) = next.get("$ref").and_then(Value::as_str) {
+            match target.strip_prefix('#').and_then(|p| schema.pointer(p)) {
+                Some(resolved) => next = resolved,
+                None => break,
+            }
+        }
+        node = next;
+        let here = rules_of(node);
+        if !here.is_empty() {
+            found = here;
+        }
+    }
+    found
+}
+
+fn rules_of(node: &Value) -> Vec<String> {
+    node.get("x-asr-rules")
+        .and_then(Value::as_array)
+        .map(|rules| {
+            rules
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The parts of `actual` that `expected` gives, so that a diff shows only what was compared
@@ -365,6 +403,38 @@ fn render(valid: bool, findings: &[Violation]) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_rules_of_a_member_come_from_the_reading_schema() {
+        let rules = |pointer: &str| member_rules(pointer);
+        assert_eq!(rules("/session/root"), ["ASR-401", "ASR-402"]);
+        assert_eq!(rules("/session/unresolved/3"), ["ASR-406"]);
+        assert_eq!(rules("/totals/ownRecords/0"), ["ASR-417", "ASR-416"]);
+        assert_eq!(rules("/records/r1/originality")[0], "ASR-416");
+        assert_eq!(rules("/records/r1/parts/2/render")[0], "ASR-218");
+        assert_eq!(rules("/records/r1/parts/2/index/0")[0], "ASR-215");
+        assert_eq!(rules("/records/r1/parts/2/origin"), ["ASR-224"]);
+        assert!(rules("/records/r1/superseded").is_empty());
+        assert!(rules("/records/r1").is_empty());
+        assert!(rules("/nonsense/x").is_empty());
+    }
+
+    #[test]
+    fn a_mismatch_goes_under_the_cases_rule_the_member_comes_from_or_is_said_unattributed() {
+        let case = |rules: &[&str]| rules.iter().map(|r| (*r).to_owned()).collect::<Vec<_>>();
+        let render = "/records/r1/parts/0/render";
+        assert_eq!(
+            rule_for_member(render, &case(&["ASR-406", "ASR-214"])),
+            "ASR-214"
+        );
+        assert_eq!(rule_for_member(render, &case(&["ASR-406"])), "ASR-218");
+        assert_eq!(
+            rule_for_member("/records/r1/superseded", &case(&["ASR-222"])),
+            "ASR-222"
+        );
+        assert_eq!(rule_for_member("/records/r1", &[]), UNATTRIBUTED);
+    }
+
     use super::*;
     use crate::case::load_corpus;
     use crate::protocol::AnswerDiagnostic;

@@ -92,7 +92,12 @@ fn every_rule_a_schema_names_is_in_the_catalog() {
         while let Some(value) = stack.pop() {
             match value {
                 serde_json::Value::Object(map) => {
-                    if let Some(rule) = map.get("x-asr-rule") {
+                    let listed = map.get("x-asr-rules").and_then(|r| r.as_array());
+                    for rule in map
+                        .get("x-asr-rule")
+                        .into_iter()
+                        .chain(listed.into_iter().flatten())
+                    {
                         seen += 1;
                         let id = rule.as_str().unwrap_or("(not a string)");
                         if !known(catalog, id) {
