@@ -10,7 +10,9 @@ use asr_suite::case::{Case, Expect, Provenance, Sidecar, Status};
 use asr_suite::catalog::Role;
 use asr_suite::conformance::{AdapterInfo, CaseResult, Outcome, RunReport};
 use asr_suite::judge::{ReadingMismatch, UNATTRIBUTED, diff_readings};
-use asr_suite::protocol::{CaseRequest, ProtocolRole, Reply, STREAMS_BY_PATH, StreamAnswer};
+use asr_suite::protocol::{
+    CaseRequest, ProtocolRole, ReadingAnswer, Reply, STREAMS_BY_PATH, StreamAnswer,
+};
 use asr_suite::render::escape_controls;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -232,8 +234,8 @@ fn compare(
         let mut found = if role == ProtocolRole::Reader {
             let null = serde_json::Value::Null;
             let mut found = diff_readings(
-                x.reading.as_ref().unwrap_or(&null),
-                y.reading.as_ref().unwrap_or(&null),
+                x.reading.as_ref().map_or(&null, ReadingAnswer::json),
+                y.reading.as_ref().map_or(&null, ReadingAnswer::json),
                 rules,
             );
             if x.valid != y.valid {

@@ -3,7 +3,7 @@
 
 use crate::case::{Case, Verdict, Violation};
 use crate::diagnostic::{Severity, is_inferred_rule, push_token};
-use crate::protocol::StreamAnswer;
+use crate::protocol::{ReadingAnswer, StreamAnswer};
 use serde_json::Value;
 
 /// The judgement of one answer.
@@ -371,7 +371,7 @@ pub fn judge_reader(case: &Case, answer: &[StreamAnswer]) -> Judgement {
         ));
     }
     let null = Value::Null;
-    let actual = stream.reading.as_ref().unwrap_or(&null);
+    let actual = stream.reading.as_ref().map_or(&null, ReadingAnswer::json);
     if stream.reading.is_none() {
         judgement.reasons.push("the answer has no reading".into());
     } else {

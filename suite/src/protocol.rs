@@ -18,6 +18,7 @@
 //! ```
 
 use crate::diagnostic::Severity;
+use crate::reading::Reading;
 use base64::Engine as _;
 use base64::alphabet;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
@@ -193,7 +194,45 @@ pub struct StreamAnswer {
     pub diagnostics: Vec<AnswerDiagnostic>,
     /// Reader: how the stream was understood (defined with the reader semantics).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reading: Option<Value>,
+    pub reading: Option<ReadingAnswer>,
+}
+
+/// A reading as a reader answered it: a [`Reading`] when it is one, kept as the JSON the
+/// reader sent, so that a reading with a wrong value (`"root": "maybe"`) is judged member by
+/// member under the rule the member comes from, not refused whole as a broken answer.
+///
+/// ```
+/// use asr_suite::protocol::ReadingAnswer;
+///
+/// let sent: ReadingAnswer = serde_json::from_str(
+///     r#"{"session":{"root":"no","unresolved":[]},"records":{},"totals":{"ownRecords":[],"mayIncludeCopies":false}}"#,
+/// ).expect("JSON");
+/// assert_eq!(sent.reading().expect("a reading").session.unresolved.len(), 0);
+/// let odd: ReadingAnswer = serde_json::from_str(r#"{"session":{"root":"maybe"}}"#).expect("JSON");
+/// assert!(odd.reading().is_err());
+/// assert_eq!(odd.json()["session"]["root"], "maybe");
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ReadingAnswer(Value);
+
+impl ReadingAnswer {
+    /// The reading, typed, when the JSON is one.
+    pub fn reading(&self) -> Result<Reading, serde_json::Error> {
+        Reading::deserialize(&self.0)
+    }
+
+    /// The JSON as sent.
+    pub fn json(&self) -> &Value {
+        &self.0
+    }
+}
+
+impl From<&Reading> for ReadingAnswer {
+    fn from(reading: &Reading) -> Self {
+        // A reading is plain data: it always serializes.
+        ReadingAnswer(serde_json::to_value(reading).unwrap_or(Value::Null))
+    }
 }
 
 /// One finding in an answer: the members of a validation report's diagnostic, of which

@@ -77,7 +77,7 @@ fn read(bytes: &[u8], max_line: usize) -> StreamAnswer {
     StreamAnswer {
         valid: outcome.accepted,
         diagnostics: Vec::new(),
-        reading: serde_json::to_value(&outcome.reading).ok(),
+        reading: Some((&outcome.reading).into()),
     }
 }
 
