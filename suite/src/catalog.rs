@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 /// The catalog as written in `cases/rules.toml`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct Catalog {
     /// The rules stated in the spec text in hand.
     #[serde(rename = "rule")]
@@ -23,6 +24,7 @@ pub struct Catalog {
 /// One ASR rule stated in the spec text.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct Rule {
     /// `ASR-NNN`.
     pub id: String,
@@ -65,6 +67,7 @@ pub struct Cited {
 /// One of the kit's inferred structural checks (`ASR-X-NNN`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct Inferred {
     /// `ASR-X-NNN`.
     pub id: String,

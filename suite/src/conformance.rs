@@ -291,6 +291,7 @@ pub struct AdapterInfo {
 /// The whole report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RunReport {
     /// `asr-ctk` and its version.
     pub kit: String,

@@ -49,6 +49,7 @@ impl fmt::Display for Severity {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct Diagnostic {
     /// The rule broken: an ASR rule id (`ASR-212`) or an inferred check id (`ASR-X-003`).
     pub rule: String,

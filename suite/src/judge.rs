@@ -8,6 +8,7 @@ use serde_json::Value;
 
 /// The judgement of one answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Judgement {
     /// The answer is what the sidecar expects.
     pub pass: bool,

@@ -168,6 +168,7 @@ pub enum Reply {
 /// Who an implementation is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct Implementation {
     /// Its name.
     pub name: String,
@@ -186,6 +187,7 @@ pub struct Implementation {
 /// What an implementation made of one stream.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct StreamAnswer {
     /// Validator: no error found. Reader: the stream was accepted.
     pub valid: bool,

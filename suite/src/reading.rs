@@ -137,6 +137,7 @@ pub struct Totals {
 
 /// A reading and whether the reader accepted the stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ReadOutcome {
     /// The reader could read it: a header first, every line a JSON object.
     pub accepted: bool,
@@ -173,6 +174,7 @@ pub fn outline(bytes: &[u8]) -> Outline {
 
 /// Why a reader did not accept a stream: the line and the reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Refusal {
     /// 1-based line (0 for the stream as a whole).
     pub line: usize,

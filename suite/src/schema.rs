@@ -71,6 +71,7 @@ pub const FALLBACK_RULE: RuleId = rule::ASR_X_016;
 
 /// One schema failure, mapped to its rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SchemaFinding {
     /// The rule the failure breaks.
     pub rule: RuleId,

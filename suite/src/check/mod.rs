@@ -73,6 +73,7 @@ impl CheckOptions {
 
 /// What the checker found in one stream.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct StreamReport {
     /// Lines read as JSON objects, the header included.
     pub records: usize,
@@ -102,6 +103,7 @@ impl StreamReport {
 
 /// Facts about a stream that checks across streams use (ASR-406, ASR-412).
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct StreamSummary {
     /// The stream's own session reference, canonical, when its header names it.
     pub own_session: Option<String>,
@@ -117,6 +119,7 @@ pub struct StreamSummary {
 
 /// A child's claim to have been spawned by another session.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct SpawnClaim {
     /// The parent, canonical.
     pub session: String,
