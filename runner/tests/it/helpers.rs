@@ -112,6 +112,11 @@ impl Kit {
         self
     }
 
+    pub fn env_remove(mut self, key: &str) -> Self {
+        self.command.env_remove(key);
+        self
+    }
+
     /// The longest the run may take before it is killed and its test fails.
     pub fn limit(mut self, limit: Duration) -> Self {
         self.limit = limit;

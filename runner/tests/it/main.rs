@@ -3,6 +3,7 @@
 
 mod cli;
 mod faults;
+mod golden;
 mod helpers;
 mod progress;
 mod read_memory;
