@@ -1,29 +1,25 @@
 //! `asr-ctk validate` on hostile directory trees: symlink loops, the same file under several
 //! names, FIFOs. Every run has a deadline, since the failures these guard against hang.
 
+use crate::helpers::{Kit, Scratch, scratch};
 use asr_suite::report::FileReport;
 use nix::sys::stat::Mode;
 use std::fs::{self, OpenOptions};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, symlink};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const HEADER: &str = r#"{"type":"session","seq":0,"id":"h","formatVersion":"0.1","agent":{"name":"codex"},"sessionId":"019a3c2e"}"#;
 const MESSAGE: &str = r#"{"type":"message","seq":1,"id":"r1","messageId":"m1","role":"user","content":[{"type":"text","text":"Fix the failing parser test."}]}"#;
 
-/// A directory of its own for one test, removed with everything in it at the end (symlinks
-/// are removed, not followed).
-struct TempDir(PathBuf);
+/// A directory tree of one test, removed at the end.
+struct Tree(Scratch);
 
-impl TempDir {
+impl Tree {
     fn new(name: &str) -> Self {
-        let path = std::env::temp_dir().join(format!("asr-ctk-walk-{}-{name}", std::process::id()));
-        let _ = fs::remove_dir_all(&path);
-        fs::create_dir_all(&path).expect("temp dir");
-        TempDir(path)
+        Tree(scratch(&format!("walk-{name}")))
     }
 
     fn stream(&self, name: &str) -> PathBuf {
@@ -52,12 +48,6 @@ impl TempDir {
     }
 }
 
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
 struct Run {
     code: Option<i32>,
     stdout: String,
@@ -79,40 +69,12 @@ impl Run {
 
 /// Runs `asr-ctk` and fails the test when it has not ended within 20 seconds.
 fn asr_ctk(args: &[&str]) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_asr-ctk"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("asr-ctk runs");
-    let stdout = drain(child.stdout.take().expect("stdout"));
-    let stderr = drain(child.stderr.take().expect("stderr"));
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("asr-ctk {args:?} did not end within 20 s");
-        }
-        thread::sleep(Duration::from_millis(20));
-    };
+    let output = Kit::new(args).limit(Duration::from_secs(20)).output();
     Run {
-        code: status.code(),
-        stdout: stdout.join().expect("stdout read"),
-        stderr: stderr.join().expect("stderr read"),
+        code: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     }
-}
-
-fn drain(mut pipe: impl Read + Send + 'static) -> thread::JoinHandle<String> {
-    thread::spawn(move || {
-        let mut text = String::new();
-        let _ = pipe.read_to_string(&mut text);
-        text
-    })
 }
 
 /// The line that says `path` was skipped, being `first` already.
@@ -128,7 +90,7 @@ fn lines(lines: &[String]) -> String {
 
 #[test]
 fn a_symlink_to_a_parent_is_a_loop_and_each_file_is_checked_once() {
-    let d = TempDir::new("parent-loop");
+    let d = Tree::new("parent-loop");
     d.stream("a.jsonl");
     d.stream("sub/b.jsonl");
     d.link("sub/up", "..");
@@ -147,7 +109,7 @@ fn a_symlink_to_a_parent_is_a_loop_and_each_file_is_checked_once() {
 
 #[test]
 fn two_parent_links_end_quickly_and_each_file_is_checked_once() {
-    let d = TempDir::new("two-loops");
+    let d = Tree::new("two-loops");
     d.stream("c.jsonl");
     d.stream("x/a.jsonl");
     d.stream("y/b.jsonl");
@@ -191,7 +153,7 @@ fn two_parent_links_end_quickly_and_each_file_is_checked_once() {
 
 #[test]
 fn a_file_that_cannot_be_opened_is_named_once_and_the_rest_is_checked() {
-    let d = TempDir::new("broken");
+    let d = Tree::new("broken");
     d.stream("a.jsonl");
     d.link("gone.jsonl", "nowhere.jsonl");
     d.link("up", ".");
@@ -214,7 +176,7 @@ fn a_file_that_cannot_be_opened_is_named_once_and_the_rest_is_checked() {
 
 #[test]
 fn a_fifo_found_while_walking_is_skipped() {
-    let d = TempDir::new("fifo-walked");
+    let d = Tree::new("fifo-walked");
     d.stream("a.jsonl");
     d.fifo("pipe.jsonl");
     let run = asr_ctk(&["validate", "--format", "json", &d.show("")]);
@@ -231,7 +193,7 @@ fn a_fifo_found_while_walking_is_skipped() {
 
 #[test]
 fn a_fifo_named_on_the_command_line_is_read() {
-    let d = TempDir::new("fifo-named");
+    let d = Tree::new("fifo-named");
     d.stream("a.jsonl");
     let fifo = d.fifo("pipe.jsonl");
     let writer = {
@@ -287,7 +249,7 @@ fn a_fifo_named_on_the_command_line_is_read() {
 
 #[test]
 fn the_same_file_named_twice_or_through_a_symlink_is_checked_once() {
-    let d = TempDir::new("same-file");
+    let d = Tree::new("same-file");
     d.stream("a.jsonl");
     d.link("link.jsonl", "a.jsonl");
     // Each way of naming the file twice checks it once and says what it skipped.

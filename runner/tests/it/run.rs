@@ -1,30 +1,15 @@
 //! `asr-ctk run` end to end: the reference implementation, the Python example adapter and
 //! its broken variant, one-shot mode, shards and their merge, expectations, reports.
 
+use crate::helpers::{Scratch, asr_ctk, scratch};
 use asr_suite::conformance::{Outcome, RuleVerdict, RunReport};
 use asr_suite::protocol::ProtocolRole;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-mod common;
-
-use common::Scratch;
+use std::path::Path;
+use std::process::Output;
 
 fn out_dir(name: &str) -> Scratch {
-    common::scratch("run", name)
-}
-
-fn asr_ctk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_asr-ctk"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("asr-ctk runs")
+    scratch(&format!("run-{name}"))
 }
 
 fn run(name: &str, args: &[&str]) -> (Output, RunReport, Scratch) {
@@ -44,7 +29,7 @@ fn sarif(out: &Path) -> serde_json::Value {
         serde_json::from_str(&std::fs::read_to_string(out.join("sarif.json")).expect("sarif.json"))
             .expect("JSON");
     let schema: serde_json::Value = serde_json::from_str(include_str!(
-        "../../schemas/external/sarif-2.1.0.schema.json"
+        "../../../schemas/external/sarif-2.1.0.schema.json"
     ))
     .expect("schema");
     let validator = jsonschema::validator_for(&schema).expect("compiles");
@@ -137,7 +122,7 @@ fn the_reference_implementation_is_conformant_on_every_rule_it_claims() {
         assert!(out.join(file).is_file(), "{file} written");
     }
     let schema: serde_json::Value =
-        serde_json::from_str(include_str!("../../schemas/report.schema.json")).expect("schema");
+        serde_json::from_str(include_str!("../../../schemas/report.schema.json")).expect("schema");
     let value: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("read"))
             .expect("JSON");

@@ -1,14 +1,17 @@
 //! `asr-ctk read` holds no stream whole: its peak memory stays far below the size of what it
-//! reads. This test is its own binary, so that the peak it reads (RUSAGE_CHILDREN) is of the
-//! children it starts and no other test's.
+//! reads. The test runs in a process of its own, so that the peak it reads
+//! (RUSAGE_CHILDREN) is of the child it starts and of no other test's.
 
+use crate::helpers::{BIN, alone, scratch};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
 #[test]
 fn read_memory_does_not_grow_with_the_text_of_the_stream() {
-    let dir = std::env::temp_dir().join(format!("asr-ctk-read-memory-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    if !alone("read_memory::read_memory_does_not_grow_with_the_text_of_the_stream") {
+        return;
+    }
+    let dir = scratch("read-memory");
     let path = dir.join("big.jsonl");
     let mut file = std::io::BufWriter::new(std::fs::File::create(&path).expect("stream"));
     writeln!(
@@ -28,13 +31,12 @@ fn read_memory_does_not_grow_with_the_text_of_the_stream() {
     drop(file);
     let size = std::fs::metadata(&path).expect("stream").len();
     assert!(size > 200 << 20, "{size} bytes");
-    let status = Command::new(env!("CARGO_BIN_EXE_asr-ctk"))
+    let status = Command::new(BIN)
         .args(["read", "--compact"])
         .arg(&path)
         .stdout(Stdio::null())
         .status()
         .expect("asr-ctk runs");
-    std::fs::remove_dir_all(&dir).expect("cleaned up");
     assert_eq!(status.code(), Some(0));
     let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
         .expect("rusage");

@@ -2,34 +2,17 @@
 //! the rule it breaks, `asr-ctk diff` against the reference names that rule with a
 //! pointer-level diff, and the reference reader passes every reader case.
 
+use crate::helpers::{BIN, asr_ctk, readers, scratch};
 use asr_suite::conformance::{Outcome, RuleVerdict, RunReport};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-mod common;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn asr_ctk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_asr-ctk"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("asr-ctk runs")
-}
+use std::process::Output;
 
 fn wrong(name: &str) -> String {
-    format!(
-        "python3 runner/tests/readers/{name}.py {}",
-        env!("CARGO_BIN_EXE_asr-ctk")
-    )
+    format!("python3 {}/{name}.py {BIN}", readers().display())
 }
 
 fn run(name: &str, adapter: Option<&str>) -> (Output, RunReport) {
-    let out = common::scratch("readers", name);
+    let out = scratch(&format!("readers-{name}"));
     let out_text = out.to_string_lossy().into_owned();
     let mut args = vec![
         "run",
@@ -159,7 +142,7 @@ fn every_wrong_reader_fails_under_the_rule_it_breaks() {
 #[test]
 fn diff_against_the_reference_names_the_rule_with_pointers() {
     for (name, rule, _) in WRONG {
-        let out = common::scratch("diff", name);
+        let out = scratch(&format!("readers-diff-{name}"));
         let output = asr_ctk(&[
             "diff",
             "--adapter",
@@ -191,7 +174,7 @@ fn diff_against_the_reference_names_the_rule_with_pointers() {
         "--adapter",
         "reference",
         "--out",
-        &common::scratch("diff", "same").to_string_lossy(),
+        &scratch("readers-diff-same").to_string_lossy(),
     ]);
     assert_eq!(
         same.status.code(),

@@ -1,6 +1,7 @@
 //! Misbehaving adapters: each fault is recorded as its own outcome, the run finishes with a
 //! complete report, memory stays bounded and no adapter process is left running.
 
+use crate::helpers::{BIN, Kit, Scratch, adapters, alone, asr_ctk, corpus, root, scratch};
 use asr_suite::conformance::{Outcome, RuleVerdict, RunReport};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -10,48 +11,16 @@ use std::time::Duration;
 /// The cases every fault run uses: those of ASR-212.
 const CASES: &str = "messages/ASR-212/*";
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
+/// Runs `asr-ctk run --quiet` with a fault adapter over [`CASES`].
 fn run(adapter: &str, extra: &[&str], env: &[(&str, &str)]) -> (Output, RunReport) {
-    let out = std::env::temp_dir().join(format!("asr-ctk-faults-{}-{adapter}", std::process::id()));
-    let (command, script) = adapter_command(adapter);
-    let out_str = out.to_string_lossy().into_owned();
-    let mut args = vec![
-        "run",
-        "--adapter",
-        &command,
-        "--case",
-        CASES,
-        "--quiet",
-        "--out",
-    ];
-    args.push(&out_str);
+    let mut args = vec!["--quiet"];
     args.extend_from_slice(extra);
-    let output = kit(&args, env);
-    let text = std::fs::read_to_string(out.join("report.json"))
-        .unwrap_or_else(|e| panic!("no report ({e}): {output:?}"));
-    let _ = std::fs::remove_dir_all(&out);
-    let report: RunReport = serde_json::from_str(&text).expect("the report parses");
-    assert_no_process_left(&script);
+    let (output, report, _out) = run_over(adapter, CASES, &args, env);
     (output, report)
 }
 
-/// A temporary directory, removed when dropped.
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn temp_dir(name: &str) -> TempDir {
-    let dir = std::env::temp_dir().join(format!("asr-ctk-faults-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    TempDir(dir)
+fn temp_dir(name: &str) -> Scratch {
+    scratch(&format!("faults-{name}"))
 }
 
 /// The command line of a fault adapter, tagged with an argument of its own so that its
@@ -59,9 +28,7 @@ fn temp_dir(name: &str) -> TempDir {
 /// those of tests running at the same time; and the tag, to look for.
 fn adapter_command(adapter: &str) -> (String, String) {
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let script = root()
-        .join("runner/tests/adapters")
-        .join(format!("{adapter}.py"));
+    let script = adapters().join(format!("{adapter}.py"));
     // Delimited on both sides, so that no tag is the start of another.
     let tag = format!(
         "tag{}x{}x",
@@ -69,33 +36,6 @@ fn adapter_command(adapter: &str) -> (String, String) {
         NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
     );
     (format!("python3 {} {tag}", script.display()), tag)
-}
-
-/// Runs `asr-ctk` to its end, which must come within two minutes: a kit that hangs fails the
-/// test instead of hanging it.
-fn kit(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let child = Command::new(env!("CARGO_BIN_EXE_asr-ctk"))
-        .args(args)
-        .envs(env.iter().copied())
-        .current_dir(root())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("asr-ctk starts");
-    let pid = child.id();
-    let (done, finished) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = done.send(child.wait_with_output());
-    });
-    if let Ok(output) = finished.recv_timeout(Duration::from_secs(120)) {
-        return output.expect("asr-ctk runs");
-    }
-    let _ = nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(i32::try_from(pid).expect("pid")),
-        nix::sys::signal::Signal::SIGKILL,
-    );
-    panic!("asr-ctk {args:?} hung for two minutes");
 }
 
 /// No process whose command line holds `tag` is alive (a process killed a moment ago may
@@ -134,7 +74,7 @@ fn count(report: &RunReport, outcome: Outcome) -> usize {
 }
 
 fn expected_cases() -> usize {
-    std::fs::read_dir(root().join("cases/messages/ASR-212"))
+    std::fs::read_dir(corpus().join("messages/ASR-212"))
         .expect("case dir")
         .flatten()
         .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
@@ -305,12 +245,16 @@ fn cases_not_run_after_the_restart_limit_count_for_no_rule() {
         }
     }
     assert!(untested > 20, "most rules had no case run: {untested}");
-    let badge = std::fs::read_to_string(out.0.join("badge.json")).expect("badge");
+    let badge = std::fs::read_to_string(out.join("badge.json")).expect("badge");
     assert!(badge.contains("incomplete"), "{badge}");
 }
 
 #[test]
 fn a_gigabyte_line_is_a_protocol_error_read_no_further_than_the_bound() {
+    // Alone in its process: the peak it reads (RUSAGE_CHILDREN) is then the kit's it runs.
+    if !alone("faults::a_gigabyte_line_is_a_protocol_error_read_no_further_than_the_bound") {
+        return;
+    }
     let started = std::time::Instant::now();
     let (_, report) = run("floods_stdout", &["--max-restarts", "1"], &[]);
     assert_eq!(report.cases[0].outcome, Outcome::ProtocolError);
@@ -423,10 +367,10 @@ fn run_over(
     cases: &str,
     extra: &[&str],
     env: &[(&str, &str)],
-) -> (Output, RunReport, TempDir) {
+) -> (Output, RunReport, Scratch) {
     let out = temp_dir(adapter);
     let (command, script) = adapter_command(adapter);
-    let out_str = out.0.to_string_lossy().into_owned();
+    let out_str = out.to_string_lossy().into_owned();
     let mut args = vec![
         "run",
         "--adapter",
@@ -437,8 +381,8 @@ fn run_over(
         &out_str,
     ];
     args.extend_from_slice(extra);
-    let output = kit(&args, env);
-    let text = std::fs::read_to_string(out.0.join("report.json"))
+    let output = Kit::new(&args).envs(env).output();
+    let text = std::fs::read_to_string(out.join("report.json"))
         .unwrap_or_else(|e| panic!("no report ({e}): {output:?}"));
     let report: RunReport = serde_json::from_str(&text).expect("the report parses");
     assert_no_process_left(&script);
@@ -481,31 +425,28 @@ fn an_adapter_that_does_not_read_its_input_cannot_hang_the_run() {
 fn diff_with_an_adapter_that_does_not_read_its_input_finishes() {
     let (command, script) = adapter_command("never_reads");
     let out = temp_dir("diff-never-reads");
-    let output = kit(
-        &[
-            "diff",
-            "--role",
-            "validator",
-            "--adapter",
-            "reference",
-            "--adapter",
-            &command,
-            "--timeout",
-            "2",
-            "--out",
-            &out.0.to_string_lossy(),
-        ],
-        &[],
-    );
+    let output = asr_ctk(&[
+        "diff",
+        "--role",
+        "validator",
+        "--adapter",
+        "reference",
+        "--adapter",
+        &command,
+        "--timeout",
+        "2",
+        "--out",
+        &out.to_string_lossy(),
+    ]);
     assert_eq!(output.status.code(), Some(1), "{output:?}");
-    assert!(out.0.join("report.json").is_file());
+    assert!(out.join("report.json").is_file());
     assert_no_process_left(&script);
 }
 
 #[test]
 fn an_adapter_is_started_once_for_every_role() {
     let dir = temp_dir("counts-starts");
-    let count_file = dir.0.join("starts");
+    let count_file = dir.join("starts");
     let (output, report, _out) = run_over(
         "counts_starts",
         "**",
@@ -679,21 +620,12 @@ fn answers_written_before_their_request_are_refused() {
 /// exit with the harness-failure code. Returns its stderr and report.
 fn start_failure(name: &str, command: &str) -> (String, RunReport) {
     let out = temp_dir(name);
-    let output = kit(
-        &[
-            "run",
-            "--adapter",
-            command,
-            "--out",
-            &out.0.to_string_lossy(),
-        ],
-        &[],
-    );
+    let output = asr_ctk(&["run", "--adapter", command, "--out", &out.to_string_lossy()]);
     assert_eq!(output.status.code(), Some(3), "{output:?}");
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert_eq!(stderr.matches("did not start").count(), 1, "{stderr}");
     let report: RunReport =
-        serde_json::from_str(&std::fs::read_to_string(out.0.join("report.json")).expect("report"))
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("report"))
             .expect("parses");
     assert!(report.cases.iter().all(|c| c.outcome == Outcome::NotRun));
     (stderr, report)
@@ -721,7 +653,7 @@ fn an_adapter_that_fails_to_start_shows_its_stderr_once() {
 fn huge_replies_make_small_reports_and_unknown_rule_ids_are_reported() {
     let (output, report, dir) = run_over("huge_replies", CASES, &["--quiet"], &[]);
     for name in ["report.json", "report.html", "report.md", "junit.xml"] {
-        let size = std::fs::metadata(dir.0.join(name)).expect("report").len();
+        let size = std::fs::metadata(dir.join(name)).expect("report").len();
         assert!(size < 4 << 20, "{name} is {size} bytes");
     }
     let case = report
@@ -771,14 +703,14 @@ fn escape_codes_of_an_adapter_are_shown_escaped() {
         String::from_utf8_lossy(stderr)
     );
     for name in ["report.md", "report.html", "junit.xml"] {
-        let text = std::fs::read(dir.0.join(name)).expect(name);
+        let text = std::fs::read(dir.join(name)).expect(name);
         assert!(!text.contains(&0x1b) && !text.contains(&0x07), "{name}");
         assert!(
             String::from_utf8_lossy(&text).contains("\\u{1b}[2J"),
             "{name}"
         );
     }
-    let json = std::fs::read_to_string(dir.0.join("report.json")).expect("report.json");
+    let json = std::fs::read_to_string(dir.join("report.json")).expect("report.json");
     assert!(
         json.contains("\\u001b[2J"),
         "the JSON report keeps the text, escaped by JSON"
@@ -789,7 +721,7 @@ fn escape_codes_of_an_adapter_are_shown_escaped() {
 fn streams_go_by_path_to_adapters_that_read_them_so() {
     let dir = temp_dir("by-path");
     for by_path in [false, true] {
-        let file = dir.0.join(format!("requests-{by_path}"));
+        let file = dir.join(format!("requests-{by_path}"));
         let mut env = vec![("REQUESTS_FILE", file.to_string_lossy().into_owned())];
         if by_path {
             env.push(("BY_PATH", "1".to_owned()));
@@ -814,11 +746,11 @@ fn streams_go_by_path_to_adapters_that_read_them_so() {
 /// Starts `asr-ctk run` with the `ignores_term` adapter over ASR-212's cases and waits until
 /// the adapter is on its first case; returns the kit, the adapter's tagged name and the
 /// directory of the report.
-fn run_until_busy(name: &str) -> (std::process::Child, String, TempDir) {
+fn run_until_busy(name: &str) -> (std::process::Child, String, Scratch) {
     let dir = temp_dir(name);
-    let pid_file = dir.0.join("pid");
+    let pid_file = dir.join("pid");
     let (command, tagged) = adapter_command("ignores_term");
-    let child = Command::new(env!("CARGO_BIN_EXE_asr-ctk"))
+    let child = Command::new(BIN)
         .args([
             "run",
             "--adapter",
@@ -828,7 +760,7 @@ fn run_until_busy(name: &str) -> (std::process::Child, String, TempDir) {
             "--quiet",
             "--out",
         ])
-        .arg(dir.0.join("out"))
+        .arg(dir.join("out"))
         .env("PID_FILE", &pid_file)
         .current_dir(root())
         .stdin(Stdio::null())
@@ -877,7 +809,7 @@ fn a_signal_ends_the_adapters_and_the_report_of_what_ran_is_written() {
     assert_eq!(status.code(), Some(130));
     assert_no_process_left(&tagged);
     let report: RunReport = serde_json::from_str(
-        &std::fs::read_to_string(dir.0.join("out/report.json")).expect("a report"),
+        &std::fs::read_to_string(dir.join("out/report.json")).expect("a report"),
     )
     .expect("parses");
     assert!(report.interrupted);
@@ -935,8 +867,8 @@ fn stream_with_text(dir: &Path, bytes: usize) -> PathBuf {
 #[test]
 fn the_kit_diffs_its_own_reference_on_a_stream_with_a_twenty_megabyte_text() {
     let dir = temp_dir("twenty-mb");
-    let stream = stream_with_text(&dir.0, 20 << 20);
-    let out = dir.0.join("out");
+    let stream = stream_with_text(&dir, 20 << 20);
+    let out = dir.join("out");
     let args = |extra: &[&str]| -> Vec<String> {
         let mut args: Vec<String> = ["diff", "--adapter", "reference", "--adapter", "reference"]
             .iter()
@@ -949,13 +881,13 @@ fn the_kit_diffs_its_own_reference_on_a_stream_with_a_twenty_megabyte_text() {
         args
     };
     let agree = args(&["--timeout", "60"]);
-    let output = kit(&agree.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+    let output = Kit::new(&agree).output();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{stdout} {output:?}");
     assert!(stdout.contains("agree"), "{stdout}");
     // A bound below the reading's size is a protocol error that names its option.
     let bounded = args(&["--timeout", "60", "--max-reply-bytes", "1000000"]);
-    let output = kit(&bounded.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+    let output = Kit::new(&bounded).output();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("--max-reply-bytes"), "{stdout}");

@@ -1,8 +1,8 @@
 //! The `asr-ctk` command as users run it: exit statuses, output formats, bad arguments.
 
+use crate::helpers::{BIN, Kit, Scratch, asr_ctk, corpus, scratch};
 use asr_suite::catalog::Catalog;
 use asr_suite::report::FileReport;
-use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -10,26 +10,8 @@ const HEADER: &str = r#"{"type":"session","seq":0,"id":"h","formatVersion":"0.1"
 const MESSAGE: &str = r#"{"type":"message","seq":1,"id":"r1","messageId":"m1","role":"user","content":[{"type":"text","text":"Fix the failing parser test."}]}"#;
 const IMAGE_BOTH: &str = r#"{"type":"message","seq":2,"id":"r2","messageId":"m2","role":"user","content":[{"type":"image","mimeType":"image/png","data":"AA==","blob":{"blob":"sha256:0f"}}]}"#;
 
-fn asr_ctk(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_asr-ctk"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("asr-ctk runs");
-    let mut input = child.stdin.take().expect("stdin");
-    input
-        .write_all(stdin.unwrap_or("").as_bytes())
-        .expect("write stdin");
-    drop(input);
-    child.wait_with_output().expect("asr-ctk ends")
-}
-
-mod common;
-
-fn dir(name: &str) -> common::Scratch {
-    common::scratch("cli", name)
+fn dir(name: &str) -> Scratch {
+    scratch(&format!("cli-{name}"))
 }
 
 fn file(dir: &Path, name: &str, lines: &[&str]) -> String {
@@ -48,7 +30,7 @@ fn stdout(output: &Output) -> String {
 fn a_valid_stream_exits_0_and_says_valid() {
     let d = dir("valid");
     let path = file(&d, "ok.jsonl", &[HEADER, MESSAGE]);
-    let output = asr_ctk(&["validate", &path], None);
+    let output = asr_ctk(&["validate", &path]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert!(
         stdout(&output).contains(&format!("{path}: valid, 2 records")),
@@ -61,7 +43,7 @@ fn a_valid_stream_exits_0_and_says_valid() {
 fn an_invalid_stream_exits_1_with_compiler_like_lines() {
     let d = dir("invalid");
     let path = file(&d, "bad.jsonl", &[HEADER, MESSAGE, IMAGE_BOTH]);
-    let output = asr_ctk(&["validate", &path], None);
+    let output = asr_ctk(&["validate", &path]);
     assert_eq!(output.status.code(), Some(1));
     let text = stdout(&output);
     assert!(
@@ -77,10 +59,10 @@ fn json_output_is_one_report_per_file_matching_its_schema() {
     let d = dir("json");
     let good = file(&d, "a.jsonl", &[HEADER, MESSAGE]);
     let bad = file(&d, "b.jsonl", &[HEADER, MESSAGE, IMAGE_BOTH]);
-    let output = asr_ctk(&["validate", "--format", "json", &good, &bad], None);
+    let output = asr_ctk(&["validate", "--format", "json", &good, &bad]);
     assert_eq!(output.status.code(), Some(1));
     let schema: serde_json::Value =
-        serde_json::from_str(include_str!("../../schemas/validation.schema.json"))
+        serde_json::from_str(include_str!("../../../schemas/validation.schema.json"))
             .expect("schema is JSON");
     let validator = jsonschema::validator_for(&schema).expect("schema compiles");
     let text = stdout(&output);
@@ -114,7 +96,7 @@ fn json_output_is_one_report_per_file_matching_its_schema() {
 
 fn sarif_errors(log: &serde_json::Value) -> Vec<String> {
     let schema: serde_json::Value = serde_json::from_str(include_str!(
-        "../../schemas/external/sarif-2.1.0.schema.json"
+        "../../../schemas/external/sarif-2.1.0.schema.json"
     ))
     .expect("schema is JSON");
     let validator = jsonschema::validator_for(&schema).expect("schema compiles");
@@ -126,7 +108,7 @@ fn sarif_output_is_one_log_for_every_file_checked() {
     let d = dir("sarif");
     let good = file(&d, "a.jsonl", &[HEADER, MESSAGE]);
     let bad = file(&d, "b.jsonl", &[HEADER, MESSAGE, IMAGE_BOTH]);
-    let output = asr_ctk(&["validate", "--format", "sarif", &good, &bad], None);
+    let output = asr_ctk(&["validate", "--format", "sarif", &good, &bad]);
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     let log: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("one JSON document");
     let errors = sarif_errors(&log);
@@ -146,10 +128,9 @@ fn sarif_output_is_one_log_for_every_file_checked() {
     assert_eq!(physical["region"]["startLine"], 3);
     assert_eq!(results[0]["properties"]["pointer"], "/content/0");
 
-    let output = asr_ctk(
-        &["validate", "--format", "sarif", "-"],
-        Some(&format!("{HEADER}\n{MESSAGE}\n")),
-    );
+    let output = Kit::new(&["validate", "--format", "sarif", "-"])
+        .input(&format!("{HEADER}\n{MESSAGE}\n"))
+        .output();
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let log: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("one JSON document");
     assert!(sarif_errors(&log).is_empty());
@@ -159,7 +140,7 @@ fn sarif_output_is_one_log_for_every_file_checked() {
 #[test]
 fn the_schema_refuses_a_report_with_a_renamed_member() {
     let schema: serde_json::Value =
-        serde_json::from_str(include_str!("../../schemas/validation.schema.json"))
+        serde_json::from_str(include_str!("../../../schemas/validation.schema.json"))
             .expect("schema is JSON");
     let validator = jsonschema::validator_for(&schema).expect("schema compiles");
     let renamed = serde_json::json!({"file": "f", "valid": true, "count": 1, "diagnostics": [],
@@ -169,10 +150,9 @@ fn the_schema_refuses_a_report_with_a_renamed_member() {
 
 #[test]
 fn standard_input_is_read_for_a_dash() {
-    let output = asr_ctk(
-        &["validate", "--format", "json", "-"],
-        Some(&format!("{HEADER}\n{IMAGE_BOTH}\n")),
-    );
+    let output = Kit::new(&["validate", "--format", "json", "-"])
+        .input(&format!("{HEADER}\n{IMAGE_BOTH}\n"))
+        .output();
     assert_eq!(output.status.code(), Some(1));
     let report: FileReport = serde_json::from_str(stdout(&output).trim()).expect("a report");
     assert_eq!(report.file, "-");
@@ -181,44 +161,54 @@ fn standard_input_is_read_for_a_dash() {
 
 #[test]
 fn unreadable_files_and_bad_arguments_exit_2() {
-    let missing = asr_ctk(&["validate", "/nonexistent/asr-ctk/stream.jsonl"], None);
+    let missing = asr_ctk(&["validate", "/nonexistent/asr-ctk/stream.jsonl"]);
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("failed to open"));
-    assert_eq!(asr_ctk(&["validate"], None).status.code(), Some(2));
+    assert_eq!(asr_ctk(&["validate"]).status.code(), Some(2));
     assert_eq!(
-        asr_ctk(&["validate", "--format", "xml", "-"], None)
-            .status
-            .code(),
+        asr_ctk(&["validate", "--format", "xml", "-"]).status.code(),
         Some(2)
     );
-    let unknown = asr_ctk(&["validate", "--disable", "ASR-999", "-"], Some(HEADER));
+    let unknown = Kit::new(&["validate", "--disable", "ASR-999", "-"])
+        .input(HEADER)
+        .output();
     assert_eq!(unknown.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("ASR-999"));
-    assert_eq!(asr_ctk(&["frobnicate"], None).status.code(), Some(2));
+    assert_eq!(asr_ctk(&["frobnicate"]).status.code(), Some(2));
 }
 
 #[test]
 fn inferred_checks_can_be_switched_off_or_disabled_one_by_one() {
     let garbage = format!("{HEADER}\nnot json\n");
     assert_eq!(
-        asr_ctk(&["validate", "-"], Some(&garbage)).status.code(),
+        Kit::new(&["validate", "-"])
+            .input(&garbage)
+            .output()
+            .status
+            .code(),
         Some(1)
     );
     assert_eq!(
-        asr_ctk(&["validate", "--no-inferred", "-"], Some(&garbage))
+        Kit::new(&["validate", "--no-inferred", "-"])
+            .input(&garbage)
+            .output()
             .status
             .code(),
         Some(0)
     );
     assert_eq!(
-        asr_ctk(&["validate", "--disable", "ASR-X-003", "-"], Some(&garbage))
+        Kit::new(&["validate", "--disable", "ASR-X-003", "-"])
+            .input(&garbage)
+            .output()
             .status
             .code(),
         Some(0)
     );
     let bad = format!("{HEADER}\n{IMAGE_BOTH}\n");
     assert_eq!(
-        asr_ctk(&["validate", "--no-inferred", "-"], Some(&bad))
+        Kit::new(&["validate", "--no-inferred", "-"])
+            .input(&bad)
+            .output()
             .status
             .code(),
         Some(1)
@@ -234,15 +224,12 @@ fn a_directory_stands_for_its_streams_and_related_streams_resolve_each_other() {
     file(&d, "parent.jsonl", &[parent, announce]);
     file(&d, "child.jsonl", &[child]);
     std::fs::write(d.join("notes.txt"), "not a stream").expect("write");
-    let output = asr_ctk(
-        &[
-            "validate",
-            "--format",
-            "json",
-            d.to_str().expect("utf-8 path"),
-        ],
-        None,
-    );
+    let output = asr_ctk(&[
+        "validate",
+        "--format",
+        "json",
+        d.to_str().expect("utf-8 path"),
+    ]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let reports: Vec<FileReport> = stdout(&output)
         .lines()
@@ -263,16 +250,13 @@ fn a_directory_stands_for_its_streams_and_related_streams_resolve_each_other() {
     assert_eq!(warnings.len(), 1, "{all:?}");
     assert!(warnings[0].0.ends_with("child.jsonl"));
     // Checked independently, the notices stay and no ASR-412 finding is made.
-    let independent = asr_ctk(
-        &[
-            "validate",
-            "--independent",
-            "--format",
-            "json",
-            d.to_str().expect("utf-8 path"),
-        ],
-        None,
-    );
+    let independent = asr_ctk(&[
+        "validate",
+        "--independent",
+        "--format",
+        "json",
+        d.to_str().expect("utf-8 path"),
+    ]);
     let rules: Vec<String> = stdout(&independent)
         .lines()
         .flat_map(|l| {
@@ -284,15 +268,12 @@ fn a_directory_stands_for_its_streams_and_related_streams_resolve_each_other() {
         .collect();
     assert_eq!(rules, ["ASR-406", "ASR-406"]);
     // Alone, the child names a parent that is not there: a notice, still valid.
-    let alone = asr_ctk(
-        &[
-            "validate",
-            "--format",
-            "json",
-            &d.join("child.jsonl").to_string_lossy(),
-        ],
-        None,
-    );
+    let alone = asr_ctk(&[
+        "validate",
+        "--format",
+        "json",
+        &d.join("child.jsonl").to_string_lossy(),
+    ]);
     let report: FileReport = serde_json::from_str(stdout(&alone).trim()).expect("report");
     assert_eq!(
         report
@@ -307,12 +288,12 @@ fn a_directory_stands_for_its_streams_and_related_streams_resolve_each_other() {
 
 #[test]
 fn rules_lists_the_catalog_in_both_formats() {
-    let output = asr_ctk(&["rules"], None);
+    let output = asr_ctk(&["rules"]);
     assert_eq!(output.status.code(), Some(0));
     let text = stdout(&output);
     assert!(text.contains("ASR-212") && text.contains("ASR-427") && text.contains("ASR-X-003"));
     assert!(text.contains("ASR-506"), "cited rules are listed");
-    let json = asr_ctk(&["rules", "--format", "json"], None);
+    let json = asr_ctk(&["rules", "--format", "json"]);
     let value: serde_json::Value = serde_json::from_str(stdout(&json).trim()).expect("JSON");
     let catalog: Catalog = serde_json::from_value(value["catalog"].clone()).expect("the catalog");
     for rule in Catalog::embedded().stream_rules() {
@@ -331,7 +312,7 @@ fn rules_lists_the_catalog_in_both_formats() {
 /// says, rule, line and pointer, and the exit status follows the verdict.
 #[test]
 fn validate_reports_the_rules_every_case_expects() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+    let root = corpus();
     let cases = asr_suite::case::load_corpus(&root).expect("the corpus loads");
     assert!(cases.len() > 100, "the corpus has {} cases", cases.len());
     let mut checked_rules = std::collections::BTreeSet::new();
@@ -346,7 +327,7 @@ fn validate_reports_the_rules_every_case_expects() {
             .collect();
         let mut args = vec!["validate", "--format", "json"];
         args.extend(paths.iter().map(String::as_str));
-        let output = asr_ctk(&args, None);
+        let output = asr_ctk(&args);
         let expected_code = i32::from(!expect.valid);
         assert_eq!(
             output.status.code(),
@@ -394,9 +375,9 @@ fn validate_reports_the_rules_every_case_expects() {
     );
 }
 
-fn spec_copy(name: &str, edit: impl Fn(&str, String) -> String) -> common::Scratch {
+fn spec_copy(name: &str, edit: impl Fn(&str, String) -> String) -> Scratch {
     let d = dir(name);
-    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/spec");
+    let spec = corpus().join("spec");
     for file in ["asr-messages.txt", "asr-lineage.txt"] {
         let text = std::fs::read_to_string(spec.join(file)).expect("spec text");
         std::fs::write(d.join(file), edit(file, text)).expect("write copy");
@@ -407,10 +388,7 @@ fn spec_copy(name: &str, edit: impl Fn(&str, String) -> String) -> common::Scrat
 #[test]
 fn spec_check_agrees_with_the_spec_in_hand() {
     let d = spec_copy("spec-same", |_, text| text);
-    let output = asr_ctk(
-        &["spec", "check", "--spec", d.to_str().expect("utf-8")],
-        None,
-    );
+    let output = asr_ctk(&["spec", "check", "--spec", d.to_str().expect("utf-8")]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let stated = Catalog::embedded().rules.len();
     assert!(
@@ -434,17 +412,14 @@ fn spec_check_names_a_reworded_rule_and_the_cases_to_reconfirm() {
             text
         }
     });
-    let output = asr_ctk(
-        &[
-            "spec",
-            "check",
-            "--spec",
-            d.to_str().expect("utf-8"),
-            "--format",
-            "json",
-        ],
-        None,
-    );
+    let output = asr_ctk(&[
+        "spec",
+        "check",
+        "--spec",
+        d.to_str().expect("utf-8"),
+        "--format",
+        "json",
+    ]);
     assert_eq!(output.status.code(), Some(1));
     let outcome: serde_json::Value = serde_json::from_str(stdout(&output).trim()).expect("JSON");
     assert_eq!(outcome["agrees"], false);
@@ -460,10 +435,7 @@ fn spec_check_names_a_reworded_rule_and_the_cases_to_reconfirm() {
         "{reconfirm:?}"
     );
     assert!(outcome["new"].as_array().is_some_and(Vec::is_empty));
-    let human = asr_ctk(
-        &["spec", "check", "--spec", d.to_str().expect("utf-8")],
-        None,
-    );
+    let human = asr_ctk(&["spec", "check", "--spec", d.to_str().expect("utf-8")]);
     assert_eq!(human.status.code(), Some(1));
     assert!(stdout(&human).contains("changed rules") && stdout(&human).contains("ASR-231"));
 }
@@ -478,17 +450,14 @@ fn spec_check_names_an_added_and_a_removed_rule() {
             text
         }
     });
-    let output = asr_ctk(
-        &[
-            "spec",
-            "check",
-            "--spec",
-            d.to_str().expect("utf-8"),
-            "--format",
-            "json",
-        ],
-        None,
-    );
+    let output = asr_ctk(&[
+        "spec",
+        "check",
+        "--spec",
+        d.to_str().expect("utf-8"),
+        "--format",
+        "json",
+    ]);
     assert_eq!(output.status.code(), Some(1));
     let outcome: serde_json::Value = serde_json::from_str(stdout(&output).trim()).expect("JSON");
     assert_eq!(outcome["new"][0]["rule"], "ASR-428");
@@ -504,29 +473,23 @@ fn spec_check_names_an_added_and_a_removed_rule() {
 #[test]
 fn spec_check_refuses_a_directory_without_spec_text() {
     let d = dir("spec-empty");
-    let output = asr_ctk(
-        &["spec", "check", "--spec", d.to_str().expect("utf-8")],
-        None,
-    );
+    let output = asr_ctk(&["spec", "check", "--spec", d.to_str().expect("utf-8")]);
     assert_eq!(output.status.code(), Some(2));
-    let missing = asr_ctk(&["spec", "check", "--spec", "/nonexistent/spec"], None);
+    let missing = asr_ctk(&["spec", "check", "--spec", "/nonexistent/spec"]);
     assert_eq!(missing.status.code(), Some(2));
 }
 
 #[test]
 fn cases_are_listed_by_rule_verdict_and_name() {
-    let output = asr_ctk(
-        &[
-            "cases",
-            "--rule",
-            "ASR-212",
-            "--verdict",
-            "reject",
-            "--format",
-            "json",
-        ],
-        None,
-    );
+    let output = asr_ctk(&[
+        "cases",
+        "--rule",
+        "ASR-212",
+        "--verdict",
+        "reject",
+        "--format",
+        "json",
+    ]);
     assert_eq!(output.status.code(), Some(0));
     let names: Vec<String> = stdout(&output)
         .lines()
@@ -544,7 +507,7 @@ fn cases_are_listed_by_rule_verdict_and_name() {
             .all(|n| n.contains("/n_") && n.contains("ASR-212")),
         "{names:?}"
     );
-    let glob = asr_ctk(&["cases", "--case", "lineage/ASR-41?/y_*"], None);
+    let glob = asr_ctk(&["cases", "--case", "lineage/ASR-41?/y_*"]);
     let text = stdout(&glob);
     assert!(
         text.lines().count() > 2
@@ -554,7 +517,7 @@ fn cases_are_listed_by_rule_verdict_and_name() {
                 .all(|l| l.contains("lineage/ASR-41")),
         "{text}"
     );
-    let none = asr_ctk(&["cases", "--rule", "ASR-999"], None);
+    let none = asr_ctk(&["cases", "--rule", "ASR-999"]);
     assert!(stdout(&none).contains("0 of"));
     assert_eq!(
         none.status.code(),
@@ -562,16 +525,14 @@ fn cases_are_listed_by_rule_verdict_and_name() {
         "a filter that matches nothing fails"
     );
     assert_eq!(
-        asr_ctk(&["cases", "--case", "[unclosed"], None)
-            .status
-            .code(),
+        asr_ctk(&["cases", "--case", "[unclosed"]).status.code(),
         Some(2)
     );
 }
 
 #[test]
 fn a_closed_pipe_is_not_an_error() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_asr-ctk"))
+    let mut child = Command::new(BIN)
         .args(["rules"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -594,9 +555,9 @@ fn the_binary_works_away_from_the_source_tree() {
     let home = place.join("home");
     std::fs::create_dir_all(&home).expect("home");
     let binary = place.join("asr-ctk");
-    std::fs::copy(env!("CARGO_BIN_EXE_asr-ctk"), &binary).expect("copied");
+    std::fs::copy(BIN, &binary).expect("copied");
     let stream = file(&place, "s.jsonl", &[HEADER, MESSAGE]);
-    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/spec");
+    let spec = corpus().join("spec");
     let out = place.join("out");
     let out = out.to_string_lossy();
     let run = |args: &[&str]| {
@@ -688,10 +649,7 @@ fn read_says_why_it_refuses_and_its_line_limit_can_be_raised() {
         "a".repeat(5000)
     );
     let stream = file(&place, "long.jsonl", &[HEADER, &long]);
-    let refused = asr_ctk(
-        &["read", "--compact", "--max-line-bytes", "1000", &stream],
-        None,
-    );
+    let refused = asr_ctk(&["read", "--compact", "--max-line-bytes", "1000", &stream]);
     assert_eq!(refused.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(
@@ -707,10 +665,7 @@ fn read_says_why_it_refuses_and_its_line_limit_can_be_raised() {
             .is_some_and(|r| r.starts_with("line 2:")),
         "{answer}"
     );
-    let raised = asr_ctk(
-        &["read", "--compact", "--max-line-bytes", "10000", &stream],
-        None,
-    );
+    let raised = asr_ctk(&["read", "--compact", "--max-line-bytes", "10000", &stream]);
     assert_eq!(raised.status.code(), Some(0));
     let answer: serde_json::Value =
         serde_json::from_slice(&raised.stdout).expect("one JSON object");
@@ -723,10 +678,9 @@ fn read_says_why_it_refuses_and_its_line_limit_can_be_raised() {
         Some(5000)
     );
     // Standard input is read twice too (through a temporary file).
-    let piped = asr_ctk(
-        &["read", "--compact", "-"],
-        Some(&format!("{HEADER}\n{MESSAGE}\n")),
-    );
+    let piped = Kit::new(&["read", "--compact", "-"])
+        .input(&format!("{HEADER}\n{MESSAGE}\n"))
+        .output();
     assert_eq!(piped.status.code(), Some(0), "{piped:?}");
     let answer: serde_json::Value = serde_json::from_slice(&piped.stdout).expect("json");
     assert_eq!(answer["file"], "-");

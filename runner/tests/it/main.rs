@@ -1,0 +1,12 @@
+//! The integration tests of the `asr-ctk` command, in one binary: one link for all of them,
+//! and one place (`helpers`) for what they share.
+
+mod cli;
+mod faults;
+mod golden;
+mod helpers;
+mod progress;
+mod read_memory;
+mod readers;
+mod run;
+mod walk;
