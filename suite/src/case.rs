@@ -191,20 +191,20 @@ pub struct Case {
 #[derive(Debug, thiserror::Error)]
 pub enum CaseError {
     /// A file could not be read.
-    #[error("failed to read {path}: {source}")]
+    #[error("failed to read {path}: {error}")]
     Io {
         /// The file.
         path: PathBuf,
-        /// Why.
-        source: std::io::Error,
+        /// Why (said in the message, so that it is not also the error's source).
+        error: std::io::Error,
     },
     /// A sidecar does not parse as one.
-    #[error("failed to parse sidecar {path}: {source}")]
+    #[error("failed to parse sidecar {path}: {error}")]
     Sidecar {
         /// The file.
         path: PathBuf,
-        /// Why.
-        source: serde_json::Error,
+        /// Why (said in the message, so that it is not also the error's source).
+        error: serde_json::Error,
     },
     /// A sidecar has no stream beside it.
     #[error("failed to find the stream of {0}: no .jsonl file of the same name")]
@@ -229,7 +229,7 @@ pub fn load_corpus(root: &Path) -> Result<Vec<Case>, CaseError> {
     let mut sidecars = Vec::new();
     walk(root, &mut sidecars).map_err(|source| CaseError::Io {
         path: root.to_owned(),
-        source,
+        error: source,
     })?;
     sidecars.sort();
     sidecars.iter().map(|path| load_case(root, path)).collect()
@@ -239,11 +239,11 @@ pub fn load_corpus(root: &Path) -> Result<Vec<Case>, CaseError> {
 pub fn load_case(root: &Path, sidecar_path: &Path) -> Result<Case, CaseError> {
     let text = std::fs::read_to_string(sidecar_path).map_err(|source| CaseError::Io {
         path: sidecar_path.to_owned(),
-        source,
+        error: source,
     })?;
     let sidecar: Sidecar = serde_json::from_str(&text).map_err(|source| CaseError::Sidecar {
         path: sidecar_path.to_owned(),
-        source,
+        error: source,
     })?;
     let stem = sidecar_path.with_extension("");
     let name = stem
@@ -263,13 +263,13 @@ pub fn load_case(root: &Path, sidecar_path: &Path) -> Result<Case, CaseError> {
         let mut parts = Vec::new();
         let entries = std::fs::read_dir(dir).map_err(|source| CaseError::Io {
             path: dir.to_owned(),
-            source,
+            error: source,
         })?;
         for entry in entries {
             let path = entry
                 .map_err(|source| CaseError::Io {
                     path: dir.to_owned(),
-                    source,
+                    error: source,
                 })?
                 .path();
             let file = path

@@ -127,11 +127,11 @@ pub fn validate_case(case: &Case) -> Result<(bool, Vec<Violation>), CaseError> {
     for (_, path) in &case.streams {
         let file = File::open(path).map_err(|source| CaseError::Io {
             path: path.clone(),
-            source,
+            error: source,
         })?;
         reports.push(check_reader(file, &options).map_err(|e| CaseError::Io {
             path: path.clone(),
-            source: std::io::Error::other(e.to_string()),
+            error: std::io::Error::other(e.to_string()),
         })?);
     }
     check_related(&mut reports, &options);

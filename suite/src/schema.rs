@@ -87,12 +87,12 @@ pub struct SchemaFinding {
 #[derive(Debug, thiserror::Error)]
 pub enum SchemaError {
     /// A schema file is not JSON.
-    #[error("failed to parse schema {name}: {source}")]
+    #[error("failed to parse schema {name}: {error}")]
     Parse {
         /// The file.
         name: String,
-        /// Why.
-        source: serde_json::Error,
+        /// Why (said in the message, so that it is not also the error's source).
+        error: serde_json::Error,
     },
     /// The schemas do not compile.
     #[error("failed to compile the record schemas: {0}")]
@@ -137,7 +137,7 @@ impl Schemas {
         for (name, text) in files {
             let value: Value = serde_json::from_str(text).map_err(|source| SchemaError::Parse {
                 name: (*name).to_owned(),
-                source,
+                error: source,
             })?;
             if let Some(rule) = unknown_rule(&value) {
                 return Err(SchemaError::UnknownRule {
