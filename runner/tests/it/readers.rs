@@ -183,3 +183,90 @@ fn diff_against_the_reference_names_the_rule_with_pointers() {
         String::from_utf8_lossy(&same.stdout)
     );
 }
+
+/// On the user's own streams (no case, so no rule of a case to go by), each disagreement is
+/// grouped under the rule its member comes from, as the reading schema says; never under an
+/// empty name.
+#[test]
+fn diff_on_the_users_own_stream_groups_by_the_members_rule() {
+    let place = scratch("readers-diff-own-file");
+    let stream = place.join("copied.jsonl");
+    std::fs::write(
+        &stream,
+        concat!(
+            r#"{"type":"session","seq":0,"id":"h","agent":{"name":"codex"},"sessionId":"s1","lineage":{"inherits":{"mode":"none","evidence":"native_field"}}}"#,
+            "\n",
+            r#"{"type":"message","seq":1,"id":"r1","messageId":"m1","role":"user","content":[],"copiedFrom":{"session":"codex:p","record":"x","proof":"native_id"}}"#,
+            "\n",
+        ),
+    )
+    .expect("a stream");
+    let output = asr_ctk(&[
+        "diff",
+        "--role",
+        "reader",
+        "--adapter",
+        "reference",
+        "--adapter",
+        &wrong("copies_as_original"),
+        "--out",
+        &place.join("out").to_string_lossy(),
+        &stream.to_string_lossy(),
+    ]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("ASR-416: ")), "{text}");
+    assert!(
+        !text.lines().any(|l| l.starts_with(": ")),
+        "a group without a name: {text}"
+    );
+}
+
+/// Two validators on the user's own stream: each finding one of them lacks is grouped under
+/// its own rule, the verdict under no rule at all when there is no case to name one.
+#[test]
+fn validator_diff_on_the_users_own_stream_groups_each_finding_under_its_rule() {
+    let place = scratch("validator-diff-own-file");
+    let stream = place.join("image.jsonl");
+    std::fs::write(
+        &stream,
+        concat!(
+            r#"{"type":"session","seq":0,"id":"h","formatVersion":"0.1","agent":{"name":"codex"},"sessionId":"s1"}"#,
+            "\n",
+            r#"{"type":"message","seq":1,"id":"r1","messageId":"m1","role":"user","content":[{"type":"image","data":"AA==","blob":{"blob":"sha256:0f"},"mimeType":"image/png"}]}"#,
+            "\n",
+        ),
+    )
+    .expect("a stream");
+    let broken = format!(
+        "python3 {}/../examples/python-adapter/adapter_broken.py",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let output = asr_ctk(&[
+        "diff",
+        "--role",
+        "validator",
+        "--adapter",
+        "reference",
+        "--adapter",
+        &broken,
+        "--out",
+        &place.join("out").to_string_lossy(),
+        &stream.to_string_lossy(),
+    ]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("ASR-212: 1 disagreement")),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "/findings/line 2 (ASR-212): first \"error ASR-212\", second \"no such finding\""
+        ),
+        "{text}"
+    );
+    assert!(text.lines().any(|l| l.starts_with("(no rule): ")), "{text}");
+    assert!(!text.lines().any(|l| l.starts_with(": ")), "{text}");
+}
