@@ -1,0 +1,3 @@
+//! The fuzzing harness's library: valid streams generated from arbitrary bytes
+//! ([`generator`]).
+pub mod generator;
