@@ -99,3 +99,28 @@ fn a_reader_that_fails_midway_is_an_error_on_any_number_of_threads() {
         assert!(error.to_string().contains("the disk went away"), "{error}");
     }
 }
+
+/// Every stream of the corpus one after the other, several times over: records of every
+/// kind the corpus has (lineage, mirrors, copies, plans, delegations), so that what the
+/// threads pass on of a record is shown to be all the checks across records read.
+#[test]
+fn the_corpus_run_together_reports_the_same_on_any_number_of_threads() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+    let cases = asr_suite::case::load_corpus(&root).expect("the corpus");
+    let mut stream = Vec::new();
+    for _ in 0..4 {
+        for case in &cases {
+            for (_, path) in &case.streams {
+                stream.extend(std::fs::read(path).expect("a stream"));
+                if stream.last() != Some(&b'\n') {
+                    stream.push(b'\n');
+                }
+            }
+        }
+    }
+    assert!(stream.len() > 4 * 256 << 10, "{} bytes", stream.len());
+    let one = check_reader(stream.as_slice(), &options(1, 1 << 20)).expect("read");
+    let two = check_reader(stream.as_slice(), &options(2, 1 << 20)).expect("read");
+    assert!(one.diagnostics.len() > 1000, "{}", one.diagnostics.len());
+    same(&one, &two);
+}

@@ -387,6 +387,14 @@ pub(crate) struct Prepared {
 }
 
 impl Prepared {
+    /// The same, its record cut down to what the checks across records read.
+    fn essentials(mut self) -> Self {
+        if let Some((object, _)) = &mut self.record {
+            *object = crate::model::essentials(object);
+        }
+        self
+    }
+
     fn too_long(number: usize, len: u64, max_line_bytes: usize) -> Self {
         let message = format!(
             "the line is {len} bytes long, over the limit of {max_line_bytes} bytes; it was not checked \

@@ -45,6 +45,39 @@ pub const PARENT_FACETS: [&str; 4] = ["spawnedBy", "forkedFrom", "continues", "r
 /// The `inherits` modes that name an ancestor whose records are this session's context.
 pub const INHERITING_MODES: [&str; 3] = ["copied", "referenced", "rendered"];
 
+/// The members of a record the view reads (the native ids besides): all that the checks
+/// across records need of a record, a small part of it when it holds text.
+pub const VIEW_MEMBERS: [&str; 16] = [
+    "type",
+    "seq",
+    "id",
+    "supersedes",
+    "copiedFrom",
+    "lineage",
+    "conversation",
+    "message",
+    "childSession",
+    "derivedFrom",
+    "agent",
+    "sessionId",
+    "namespace",
+    "authority",
+    "producer",
+    "conversations",
+];
+
+/// The members of `object` that the view reads, and nothing else: what a record's checks
+/// across records see of it is the same, and its text is left behind.
+pub fn essentials(object: &Map<String, Value>) -> Map<String, Value> {
+    object
+        .iter()
+        .filter(|(key, _)| {
+            VIEW_MEMBERS.contains(&key.as_str()) || NATIVE_KEYS.contains(&key.as_str())
+        })
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect()
+}
+
 /// One record, typed: the members every check and every reading share.
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
