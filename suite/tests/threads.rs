@@ -118,7 +118,7 @@ fn the_corpus_run_together_reports_the_same_on_any_number_of_threads() {
             }
         }
     }
-    assert!(stream.len() > 4 * 256 << 10, "{} bytes", stream.len());
+    assert!(stream.len() > 4 * (256 << 10), "{} bytes", stream.len());
     let one = check_reader(stream.as_slice(), &options(1, 1 << 20)).expect("read");
     let two = check_reader(stream.as_slice(), &options(2, 1 << 20)).expect("read");
     assert!(one.diagnostics.len() > 1000, "{}", one.diagnostics.len());
