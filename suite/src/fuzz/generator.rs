@@ -879,18 +879,8 @@ mod tests {
     use crate::check::{CheckOptions, check_bytes};
     use crate::diagnostic::Severity;
 
-    /// Deterministic bytes for iteration `n`.
     pub(crate) fn bytes(n: u64, len: usize) -> Vec<u8> {
-        let mut state = n.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03;
-        (0..len)
-            .map(|_| {
-                state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-                let mut z = state;
-                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-                (z >> 56) as u8
-            })
-            .collect()
+        crate::fuzz::seeded_bytes(n, len)
     }
 
     #[test]

@@ -1,3 +1,21 @@
 //! The fuzzing harness's library: valid streams generated from arbitrary bytes
-//! ([`generator`]).
+//! ([`generator`]), and streams shrunk on their model ([`shrink`]).
+
 pub mod generator;
+pub mod shrink;
+
+/// `len` bytes that depend only on `seed` (SplitMix64): the input of one iteration, so that
+/// the same seed gives the same streams on every machine.
+pub fn seeded_bytes(seed: u64, len: usize) -> Vec<u8> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03;
+    let mut out = Vec::with_capacity(len + 8);
+    while out.len() < len {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        out.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+    }
+    out.truncate(len);
+    out
+}
