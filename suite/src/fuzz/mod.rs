@@ -1,7 +1,9 @@
 //! The fuzzing harness's library: valid streams generated from arbitrary bytes
-//! ([`generator`]), and streams shrunk on their model ([`shrink`]).
+//! ([`generator`]), the reference as the oracle of what an implementation should have
+//! answered ([`oracle`]), and streams shrunk on their model ([`shrink`]).
 
 pub mod generator;
+pub mod oracle;
 pub mod shrink;
 
 /// `len` bytes that depend only on `seed` (SplitMix64): the input of one iteration, so that
