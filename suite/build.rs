@@ -58,9 +58,17 @@ fn rule_ids(manifest: &Path, out: &Path) {
     let catalog = manifest.join("cases").join("rules.toml");
     let text =
         std::fs::read_to_string(&catalog).unwrap_or_else(|e| panic!("{}: {e}", catalog.display()));
-    // Every table of the catalog names its rule on a line of its own: `id = "ASR-..."`.
+    // Every rule table of the catalog names its rule on a line of its own: `id = "ASR-..."`.
+    // Other tables (a rule's clauses) have ids that are not rule ids.
+    let mut table = "";
     let ids: Vec<&str> = text
         .lines()
+        .filter(|l| {
+            if l.starts_with("[[") {
+                table = l.trim();
+            }
+            matches!(table, "[[rule]]" | "[[cited]]" | "[[inferred]]")
+        })
         .filter_map(|l| l.trim().strip_prefix("id = \""))
         .filter_map(|l| l.strip_suffix('"'))
         .collect();

@@ -378,6 +378,7 @@ fn subjects(args: &Args, corpus: &[Case], role: ProtocolRole) -> Result<Vec<Case
                     id: "file".into(),
                     description: "a stream given on the command line".into(),
                     rules: Vec::new(),
+                    clauses: Vec::new(),
                     roles: vec![Role::Reader, Role::Validator],
                     expect: Expect {
                         validator: None,

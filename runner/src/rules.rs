@@ -2,16 +2,20 @@
 
 use crate::{Format, corpus, exit};
 use anyhow::Result;
+use asr_suite::case::Case;
 use asr_suite::catalog::Catalog;
 use asr_suite::lint;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Output format: `human`, a table of the rules with their positive and negative cases;
-    /// `json`, one JSON object, `{"catalog": ..., "cases": {RULE: {"positive": N, "negative": N}}}`.
+    /// Output format: `human`, a table of the rules with their positive and negative cases,
+    /// and under each rule checked in streams its clauses with the negative cases that break
+    /// them; `json`, one JSON object, `{"catalog": ..., "cases": {RULE: {"positive": N,
+    /// "negative": N}}, "clauses": {CLAUSE: {"negative": N, "cases": [...], "mutators": N}},
+    /// "uncovered": [CLAUSE, ...]}`.
     #[arg(long, value_enum, default_value_t = Format::Human, hide_possible_values = true)]
     format: Format,
     /// The corpus whose cases are counted (default: ./cases when it holds a catalog, else the corpus the kit carries).
@@ -22,12 +26,32 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<u8> {
     let catalog = Catalog::embedded();
     let (_, cases) = corpus::load(args.cases.as_deref())?;
-    let counts = lint::counts(&cases);
+    // The clauses the fuzzing mutators break; none is written yet.
+    let mutators = BTreeSet::new();
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    match args.format {
+    print(&mut out, args.format, catalog, &cases, &mutators)?;
+    out.flush()?;
+    Ok(exit::OK)
+}
+
+/// Prints the catalog with its cases; `mutators` holds the ids of the clauses that a mutator
+/// of valid streams breaks.
+fn print(
+    out: &mut impl Write,
+    format: Format,
+    catalog: &Catalog,
+    cases: &[Case],
+    mutators: &BTreeSet<String>,
+) -> Result<()> {
+    let counts = lint::counts(cases);
+    let negatives = lint::clause_negatives(cases);
+    let uncovered = lint::uncovered_clauses(catalog, cases, mutators);
+    let clause_cases = |id: &str| negatives.get(id).map(Vec::as_slice).unwrap_or_default();
+    let mutated = |id: &str| usize::from(mutators.contains(id));
+    match format {
         Format::Json => {
-            let cases: BTreeMap<&str, serde_json::Value> = counts
+            let rule_cases: BTreeMap<&str, serde_json::Value> = counts
                 .iter()
                 .map(|(rule, (y, n))| {
                     (
@@ -36,9 +60,32 @@ pub fn run(args: &Args) -> Result<u8> {
                     )
                 })
                 .collect();
+            let clauses: BTreeMap<&str, serde_json::Value> = catalog
+                .stream_rules()
+                .flat_map(|r| &r.clauses)
+                .map(|c| {
+                    let named: Vec<&str> = clause_cases(&c.id)
+                        .iter()
+                        .map(|case| case.name.as_str())
+                        .collect();
+                    (
+                        c.id.as_str(),
+                        serde_json::json!({
+                            "negative": named.len(),
+                            "cases": named,
+                            "mutators": mutated(&c.id),
+                        }),
+                    )
+                })
+                .collect();
             serde_json::to_writer(
-                &mut out,
-                &serde_json::json!({"catalog": catalog, "cases": cases}),
+                &mut *out,
+                &serde_json::json!({
+                    "catalog": catalog,
+                    "cases": rule_cases,
+                    "clauses": clauses,
+                    "uncovered": uncovered,
+                }),
             )?;
             writeln!(out)?;
         }
@@ -68,6 +115,27 @@ pub fn run(args: &Args) -> Result<u8> {
                     checks.join(", "),
                     rule.summary
                 )?;
+                for clause in &rule.clauses {
+                    let breaking = clause_cases(&clause.id);
+                    // The file name is enough beside its rule: the directory repeats the rule.
+                    let files: Vec<&str> = breaking
+                        .iter()
+                        .map(|c| c.name.rsplit('/').next().unwrap_or(&c.name))
+                        .collect();
+                    let listed = if files.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", files.join(", "))
+                    };
+                    writeln!(
+                        out,
+                        "  {:<9} {:>5} {:>3}  {}{listed}",
+                        clause.id,
+                        breaking.len(),
+                        mutated(&clause.id),
+                        clause.text
+                    )?;
+                }
             }
             writeln!(out)?;
             writeln!(out, "Cited, text not in hand:")?;
@@ -95,8 +163,99 @@ pub fn run(args: &Args) -> Result<u8> {
                 out,
                 "y, n: positive and negative cases in the corpus that name the rule."
             )?;
+            writeln!(
+                out,
+                "Under each rule checked in streams, its clauses: the negative cases that name the clause (listed after its text) and the mutators that break it."
+            )?;
+            let total: usize = catalog.stream_rules().map(|r| r.clauses.len()).sum();
+            writeln!(
+                out,
+                "Clauses broken by no negative case and no mutator: {} of {total}{}",
+                uncovered.len(),
+                if uncovered.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", uncovered.join(", "))
+                }
+            )?;
         }
     }
-    out.flush()?;
-    Ok(exit::OK)
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn printed(format: Format, mutators: &BTreeSet<String>) -> String {
+        let catalog = Catalog::embedded();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+        let cases = asr_suite::case::load_corpus(&root).expect("the corpus loads");
+        let mut out = Vec::new();
+        print(&mut out, format, catalog, &cases, mutators).expect("prints");
+        String::from_utf8(out).expect("UTF-8")
+    }
+
+    #[test]
+    fn human_lists_the_clauses_under_their_rule_with_the_cases_that_break_them() {
+        let text = printed(Format::Human, &BTreeSet::new());
+        let lines: Vec<&str> = text.lines().collect();
+        let rule = lines
+            .iter()
+            .position(|l| l.starts_with("ASR-221 "))
+            .expect("ASR-221");
+        assert!(lines[rule + 1].starts_with("  ASR-221.a     0   0  A plan record has planId."));
+        let status = lines[rule + 1..rule + 7]
+            .iter()
+            .find(|l| l.trim_start().starts_with("ASR-221.e"))
+            .expect("ASR-221.e");
+        assert!(status.ends_with(" (n_entry_without_status)"), "{status}");
+        assert!(status.contains("    1   0  "), "{status}");
+        assert!(
+            lines[rule + 7].starts_with("ASR-222 "),
+            "six clauses, then the next rule"
+        );
+        let source = lines
+            .iter()
+            .position(|l| l.starts_with("ASR-201 "))
+            .expect("ASR-201");
+        assert!(lines[source + 1].starts_with("ASR-202 "), "no clause");
+        let last = lines.last().expect("a last line");
+        assert!(
+            last.starts_with("Clauses broken by no negative case and no mutator: ")
+                && last.contains("ASR-200.b"),
+            "{last}"
+        );
+    }
+
+    #[test]
+    fn json_carries_the_clauses_and_the_mutators_place() {
+        let mutators: BTreeSet<String> = ["ASR-200.b".to_owned()].into();
+        let text = printed(Format::Json, &mutators);
+        let value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let clause = &value["clauses"]["ASR-221.e"];
+        assert_eq!(clause["negative"], 1);
+        assert_eq!(
+            clause["cases"],
+            serde_json::json!(["messages/ASR-221/n_entry_without_status"])
+        );
+        assert_eq!(clause["mutators"], 0);
+        assert_eq!(value["clauses"]["ASR-200.b"]["mutators"], 1);
+        let uncovered = value["uncovered"].as_array().expect("an array");
+        assert!(!uncovered.contains(&serde_json::json!("ASR-200.b")));
+        assert!(!uncovered.contains(&serde_json::json!("ASR-200.a")));
+        assert!(!uncovered.contains(&serde_json::json!("ASR-200.c")));
+        assert!(uncovered.contains(&serde_json::json!("ASR-213.a")));
+        let rules = value["catalog"]["rule"].as_array().expect("rules");
+        let plan = rules
+            .iter()
+            .find(|r| r["id"] == "ASR-221")
+            .expect("ASR-221");
+        assert_eq!(plan["clause"][0]["id"], "ASR-221.a");
+        assert!(
+            value["catalog"]["value_set"]
+                .as_array()
+                .is_some_and(|v| !v.is_empty())
+        );
+    }
 }

@@ -8,6 +8,7 @@
 //!   "id": "c0025",
 //!   "description": "A screenshot part carries both inline data and a blob reference.",
 //!   "rules": ["ASR-212"],
+//!   "clauses": ["ASR-212.b"],
 //!   "roles": ["validator"],
 //!   "expect": {
 //!     "validator": {
@@ -26,6 +27,8 @@
 //! a case of several streams has `n_x.<part>.jsonl` files instead, and each violation names
 //! its `file` part. `violations` lists every finding the reference validator reports, ASR-406
 //! notices about absent sessions excepted (every stream that names another session has them).
+//! `clauses` (optional) names the clauses of those rules (see the catalog) a negative case
+//! breaks, so that the clauses no case breaks can be found.
 
 use crate::catalog::Role;
 use crate::diagnostic::Severity;
@@ -43,6 +46,9 @@ pub struct Sidecar {
     pub description: String,
     /// The ASR rules (or inferred checks) the case tests.
     pub rules: Vec<String>,
+    /// The clauses of those rules that the case breaks (`ASR-212.b`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clauses: Vec<String>,
     /// The roles it applies to.
     pub roles: Vec<Role>,
     /// What each role must make of it.

@@ -1,6 +1,7 @@
-//! The rule catalog: every ASR rule stated in the spec text in hand, the rules it cites
-//! without stating, and the kit's inferred structural checks. The data lives in
-//! `cases/rules.toml`; this module reads it and answers questions about it.
+//! The rule catalog: every ASR rule stated in the spec text in hand with the clauses a
+//! stream can break, the rules it cites without stating, the value sets of its members and
+//! the kit's inferred structural checks. The data lives in `cases/rules.toml`; this module
+//! reads it and answers questions about it.
 
 use crate::diagnostic::Severity;
 use serde::{Deserialize, Serialize};
@@ -17,6 +18,9 @@ pub struct Catalog {
     pub rules: Vec<Rule>,
     /// Rules the text cites but does not state.
     pub cited: Vec<Cited>,
+    /// The members whose values the spec text enumerates.
+    #[serde(rename = "value_set", default, skip_serializing_if = "Vec::is_empty")]
+    pub value_sets: Vec<ValueSet>,
     /// Structural checks that the examples imply but no rule in hand states.
     pub inferred: Vec<Inferred>,
 }
@@ -45,6 +49,44 @@ pub struct Rule {
     /// The kit's decisions where the text in hand is silent, and how the rule is tested.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
+    /// The requirements of the statement that a stream can break one at a time, in the
+    /// statement's order; only rules checked in streams have them.
+    #[serde(rename = "clause", default, skip_serializing_if = "Vec::is_empty")]
+    pub clauses: Vec<Clause>,
+}
+
+/// One requirement of a rule's statement that a stream can break on its own: what a negative
+/// case or a mutator of a valid stream targets.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct Clause {
+    /// The rule id, a dot and a letter: `ASR-221.a`.
+    pub id: String,
+    /// The requirement, in one line.
+    pub text: String,
+}
+
+/// The values the spec text enumerates for one member, and whether others are allowed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ValueSet {
+    /// The record type, a dot and the member's path (`plan.entries[].status`); the notation
+    /// is defined in the header of `cases/rules.toml`.
+    pub member: String,
+    /// The values the text lists, in its order.
+    pub values: Vec<String>,
+    /// Whether other (vendor) values are allowed.
+    pub open: bool,
+    /// The rule whose statement gives the values or says whether others are allowed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// The text that lists the values and says whether others are allowed.
+    pub source: String,
+    /// The kit's decision, and why, where the text does not say whether the set is open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// A rule cited by the text in hand whose own text is not in hand.
@@ -225,6 +267,41 @@ impl Catalog {
                     rule.id
                 )));
             }
+            check_clauses(rule)?;
+        }
+        self.check_value_sets()
+    }
+
+    fn check_value_sets(&self) -> Result<(), CatalogError> {
+        let mut members = BTreeSet::new();
+        for set in &self.value_sets {
+            let member = &set.member;
+            if !is_member_path(member) {
+                return Err(CatalogError::Invalid(format!(
+                    "value set `{member}`: not a member path (see the notation in the catalog's header)"
+                )));
+            }
+            if !members.insert(member.as_str()) {
+                return Err(CatalogError::Invalid(format!(
+                    "value set `{member}` appears twice"
+                )));
+            }
+            let mut values = BTreeSet::new();
+            if set.values.is_empty() || set.values.iter().any(|v| !values.insert(v)) {
+                return Err(CatalogError::Invalid(format!(
+                    "value set `{member}` needs values, each listed once"
+                )));
+            }
+            if set.source.trim().is_empty() {
+                return Err(CatalogError::Invalid(format!(
+                    "value set `{member}` needs the source text that lists its values"
+                )));
+            }
+            if let Some(rule) = set.rule.as_deref().filter(|r| self.rule(r).is_none()) {
+                return Err(CatalogError::Invalid(format!(
+                    "value set `{member}` names {rule}, which is no stated rule of the catalog"
+                )));
+            }
         }
         Ok(())
     }
@@ -257,6 +334,76 @@ impl Catalog {
             .iter()
             .filter(|r| r.checks.contains(&CheckKind::Stream))
     }
+
+    /// The clause with this id (`ASR-221.a`), and its rule.
+    pub fn clause(&self, id: &str) -> Option<(&Rule, &Clause)> {
+        let (rule, _) = id.split_once('.')?;
+        let rule = self.rule(rule)?;
+        rule.clauses.iter().find(|c| c.id == id).map(|c| (rule, c))
+    }
+
+    /// The members whose values the spec text enumerates.
+    pub fn value_sets(&self) -> &[ValueSet] {
+        &self.value_sets
+    }
+}
+
+/// A rule's clauses are lettered a, b, c ... after its id, in order, each one line of text;
+/// only a rule checked in streams has them, since a clause is what a stream can break.
+fn check_clauses(rule: &Rule) -> Result<(), CatalogError> {
+    if !rule.clauses.is_empty() && !rule.checks.contains(&CheckKind::Stream) {
+        return Err(CatalogError::Invalid(format!(
+            "{} has clauses but is not checked in streams",
+            rule.id
+        )));
+    }
+    for (clause, letter) in rule.clauses.iter().zip('a'..='z') {
+        let expected = format!("{}.{letter}", rule.id);
+        if clause.id != expected {
+            return Err(CatalogError::Invalid(format!(
+                "{}: clause `{}` is out of place: the clauses of a rule are lettered in order, and this one is {expected}",
+                rule.id, clause.id
+            )));
+        }
+        if clause.text.trim().is_empty() || clause.text.contains('\n') {
+            return Err(CatalogError::Invalid(format!(
+                "{}: clause {} needs its requirement in one line",
+                rule.id, clause.id
+            )));
+        }
+    }
+    if rule.clauses.len() > 26 {
+        return Err(CatalogError::Invalid(format!(
+            "{} has more clauses than letters",
+            rule.id
+        )));
+    }
+    Ok(())
+}
+
+/// The member notation of value sets: `type.path`, where the type is a record type, `*` or
+/// `part(T)`, and each step of the path is a member name or `*`, followed by `[]` (each
+/// element) or, on the last step, `{}` (the member names).
+fn is_member_path(member: &str) -> bool {
+    let name = |s: &str| {
+        s == "*" || (!s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+    };
+    let mut steps = member.split('.');
+    let first = steps.next().unwrap_or("");
+    let head = match first.strip_prefix("part(") {
+        Some(rest) => rest.strip_suffix(')').is_some_and(name),
+        None => name(first),
+    };
+    let steps: Vec<&str> = steps.collect();
+    head && !steps.is_empty()
+        && steps.iter().enumerate().all(|(n, step)| {
+            let step = step.strip_suffix("[]").unwrap_or(step);
+            let step = match step.strip_suffix("{}") {
+                Some(keys) if n + 1 == steps.len() => keys,
+                _ => step,
+            };
+            name(step)
+        })
 }
 
 /// How the catalog and a spec text differ.
@@ -387,6 +534,274 @@ fingerprint = "sha256:0000000000000000000000000000000000000000000000000000000000
         assert!(err.to_string().contains("appears twice"), "{err}");
         let one = format!("cited = []\ninferred = []\n{rule}");
         assert!(Catalog::parse(&one).is_ok());
+    }
+
+    /// A catalog of one stream rule (ASR-200) and one source rule (ASR-201), with `extra`
+    /// appended.
+    fn small(extra: &str) -> String {
+        let rule = |id: &str, checks: &str| {
+            format!(
+                r#"[[rule]]
+id = "{id}"
+file = "f"
+section = "s"
+levels = ["MUST"]
+roles = ["producer"]
+checks = ["{checks}"]
+summary = "x"
+fingerprint = "sha256:0000000000000000000000000000000000000000000000000000000000000000"
+"#
+            )
+        };
+        format!(
+            "cited = []\ninferred = []\n{}{}\n{extra}",
+            rule("ASR-201", "source"),
+            rule("ASR-200", "stream")
+        )
+    }
+
+    fn clause(id: &str) -> String {
+        format!("[[rule.clause]]\nid = \"{id}\"\ntext = \"A message has messageId.\"\n")
+    }
+
+    fn value_set(member: &str, values: &str, rule: &str) -> String {
+        format!(
+            "[[value_set]]\nmember = \"{member}\"\nvalues = {values}\nopen = true\n{rule}source = \"the text\"\n"
+        )
+    }
+
+    /// What the catalog's clauses must be beyond what parsing refuses: every rule checked in
+    /// streams has clauses, and no clause id is given twice.
+    fn clause_problems(catalog: &Catalog) -> Vec<String> {
+        let mut problems = Vec::new();
+        let mut seen = BTreeSet::new();
+        for rule in catalog.stream_rules() {
+            if rule.clauses.is_empty() {
+                problems.push(format!("{} has no clause", rule.id));
+            }
+        }
+        for rule in &catalog.rules {
+            for clause in &rule.clauses {
+                if !clause.id.starts_with(&format!("{}.", rule.id)) {
+                    problems.push(format!("{} does not start with {}.", clause.id, rule.id));
+                }
+                if !seen.insert(clause.id.as_str()) {
+                    problems.push(format!("{} is given twice", clause.id));
+                }
+            }
+        }
+        problems
+    }
+
+    /// What the catalog's value sets must be: values, a source, a known rule when one is
+    /// named, and a word on openness in the source (the text says it) or a note (the kit
+    /// decided).
+    fn value_set_problems(catalog: &Catalog) -> Vec<String> {
+        let says_open = |s: &str| {
+            ["open", "vendor", "MUST", "one of"]
+                .iter()
+                .any(|w| s.contains(w))
+        };
+        let mut problems = Vec::new();
+        for set in catalog.value_sets() {
+            if set.values.is_empty() {
+                problems.push(format!("{}: no values", set.member));
+            }
+            if set.source.trim().is_empty() {
+                problems.push(format!("{}: no source", set.member));
+            }
+            if set.rule.as_deref().is_some_and(|r| !catalog.knows(r)) {
+                problems.push(format!("{}: an unknown rule", set.member));
+            }
+            if !says_open(&set.source) && set.note.is_none() {
+                problems.push(format!(
+                    "{}: neither the source nor a note says whether it is open",
+                    set.member
+                ));
+            }
+        }
+        problems
+    }
+
+    #[test]
+    fn every_stream_rule_has_clauses_with_unique_ids_under_its_own() {
+        let catalog = Catalog::embedded();
+        assert_eq!(clause_problems(catalog), Vec::<String>::new());
+        assert!(catalog.stream_rules().count() > 30);
+        for rule in &catalog.rules {
+            for clause in &rule.clauses {
+                let (owner, found) = catalog.clause(&clause.id).expect("found by its id");
+                assert_eq!((owner.id.as_str(), found), (rule.id.as_str(), clause));
+            }
+        }
+        let (rule, found) = catalog.clause("ASR-221.a").expect("a clause");
+        assert_eq!(rule.id, "ASR-221");
+        assert!(found.text.contains("planId"), "{}", found.text);
+        for unknown in ["ASR-221", "ASR-221.z", "ASR-223.a", "ASR-201.a", ""] {
+            assert!(catalog.clause(unknown).is_none(), "{unknown}");
+        }
+
+        let mut broken = Catalog::parse(&small(&clause("ASR-200.a"))).expect("parses");
+        assert_eq!(clause_problems(&broken), Vec::<String>::new());
+        let stray = broken.rules[1].clauses[0].clone();
+        broken.rules[1].clauses.clear();
+        assert_eq!(clause_problems(&broken), ["ASR-200 has no clause"]);
+        broken.rules[1].clauses.push(stray.clone());
+        broken.rules[1].clauses.push(stray.clone());
+        broken.rules[0].clauses.push(stray);
+        assert_eq!(
+            clause_problems(&broken),
+            [
+                "ASR-200.a does not start with ASR-201.",
+                "ASR-200.a is given twice",
+                "ASR-200.a is given twice"
+            ]
+        );
+    }
+
+    #[test]
+    fn malformed_clauses_are_refused() {
+        assert!(
+            Catalog::parse(&small("")).is_ok(),
+            "a rule may have no clause"
+        );
+        let one = Catalog::parse(&small(&clause("ASR-200.a"))).expect("a good clause");
+        assert_eq!(
+            one.clause("ASR-200.a").map(|(r, _)| r.id.as_str()),
+            Some("ASR-200")
+        );
+        let two = format!("{}\n{}", clause("ASR-200.a"), clause("ASR-200.b"));
+        assert!(Catalog::parse(&small(&two)).is_ok());
+        for (bad, why) in [
+            (clause("ASR-201.a"), "out of place"),
+            (clause("ASR-200-a"), "out of place"),
+            (clause("ASR-200.b"), "out of place"),
+            (clause("ASR-200.A"), "out of place"),
+            (clause("ASR-200.aa"), "out of place"),
+            (
+                format!("{}\n{}", clause("ASR-200.a"), clause("ASR-200.a")),
+                "out of place",
+            ),
+            (
+                clause("ASR-200.a").replace("A message has messageId.", " "),
+                "one line",
+            ),
+            (
+                clause("ASR-200.a").replace("messageId.", "messageId.\\nAnd more."),
+                "one line",
+            ),
+        ] {
+            let err = Catalog::parse(&small(&bad)).expect_err(&bad);
+            assert!(err.to_string().contains(why), "{bad}: {err}");
+        }
+        let on_a_source_rule = small("").replace(
+            "checks = [\"source\"]\nsummary = \"x\"\nfingerprint = \"sha256:0000000000000000000000000000000000000000000000000000000000000000\"\n",
+            &format!("checks = [\"source\"]\nsummary = \"x\"\nfingerprint = \"sha256:0000000000000000000000000000000000000000000000000000000000000000\"\n{}", clause("ASR-201.a")),
+        );
+        let err = Catalog::parse(&on_a_source_rule).expect_err("a clause of a source rule");
+        assert!(err.to_string().contains("not checked in streams"), "{err}");
+        let unknown = format!("{}colour = 1\n", clause("ASR-200.a"));
+        assert!(
+            Catalog::parse(&small(&unknown)).is_err(),
+            "deny_unknown_fields"
+        );
+    }
+
+    #[test]
+    fn every_value_set_has_values_a_source_and_a_known_rule() {
+        let catalog = Catalog::embedded();
+        assert_eq!(value_set_problems(catalog), Vec::<String>::new());
+        assert!(catalog.value_sets().len() > 20);
+        let set = |member: &str| {
+            catalog
+                .value_sets()
+                .iter()
+                .find(|s| s.member == member)
+                .unwrap_or_else(|| panic!("no value set {member}"))
+        };
+        assert!(!set("message.audience").open);
+        assert!(set("plan.entries[].status").open);
+        assert_eq!(
+            set("session.lineage.*.evidence").rule.as_deref(),
+            Some("ASR-404")
+        );
+
+        let mut broken = Catalog::parse(&small(&value_set(
+            "message.audience",
+            "[\"user\"]",
+            "rule = \"ASR-200\"\n",
+        )))
+        .expect("parses");
+        assert_eq!(
+            value_set_problems(&broken),
+            ["message.audience: neither the source nor a note says whether it is open"]
+        );
+        broken.value_sets[0].source = "audience MUST be user".into();
+        assert_eq!(value_set_problems(&broken), Vec::<String>::new());
+        broken.value_sets[0].values.clear();
+        broken.value_sets[0].source = " ".into();
+        broken.value_sets[0].note = Some("decided".into());
+        broken.value_sets[0].rule = Some("ASR-999".into());
+        assert_eq!(
+            value_set_problems(&broken),
+            [
+                "message.audience: no values",
+                "message.audience: no source",
+                "message.audience: an unknown rule"
+            ]
+        );
+    }
+
+    #[test]
+    fn malformed_value_sets_are_refused() {
+        let good = value_set("message.audience", "[\"user\"]", "rule = \"ASR-200\"\n");
+        let catalog = Catalog::parse(&small(&good)).expect("a good value set");
+        assert_eq!(catalog.value_sets()[0].values, ["user"]);
+        for member in [
+            "plan.entries[].status",
+            "*.capture.*.state",
+            "message.capture{}",
+            "part(reasoning).visibility",
+            "part(*).derivation.method",
+        ] {
+            let text = small(&value_set(member, "[\"x\"]", ""));
+            assert!(Catalog::parse(&text).is_ok(), "{member}");
+        }
+        for (bad, why) in [
+            (value_set("message.audience", "[]", ""), "needs values"),
+            (
+                value_set("message.audience", "[\"user\", \"user\"]", ""),
+                "needs values",
+            ),
+            (good.replace("the text", " "), "needs the source"),
+            (
+                value_set("message.audience", "[\"user\"]", "rule = \"ASR-223\"\n"),
+                "no stated rule",
+            ),
+            (format!("{good}\n{good}"), "appears twice"),
+            (value_set("audience", "[\"x\"]", ""), "not a member path"),
+            (value_set("message.", "[\"x\"]", ""), "not a member path"),
+            (
+                value_set("message.capture{}.state", "[\"x\"]", ""),
+                "not a member path",
+            ),
+            (
+                value_set("part(reasoning.visibility", "[\"x\"]", ""),
+                "not a member path",
+            ),
+            (
+                value_set("message.audience level", "[\"x\"]", ""),
+                "not a member path",
+            ),
+        ] {
+            let err = Catalog::parse(&small(&bad)).expect_err(&bad);
+            assert!(err.to_string().contains(why), "{bad}: {err}");
+        }
+        let unknown = format!("{good}colour = 1\n");
+        assert!(
+            Catalog::parse(&small(&unknown)).is_err(),
+            "deny_unknown_fields"
+        );
     }
 
     #[test]

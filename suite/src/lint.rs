@@ -6,7 +6,7 @@ use crate::case::{Case, Provenance, Verdict};
 use crate::catalog::{Catalog, CheckKind};
 use crate::diagnostic::Severity;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The sidecar schema, as compiled into the kit.
@@ -131,6 +131,57 @@ pub fn rules_exist(cases: &[Case], catalog: &Catalog) -> Vec<String> {
         .flat_map(|c| c.sidecar.rules.iter().map(move |r| (c, r)))
         .filter(|(_, r)| !catalog.knows(r))
         .map(|(c, r)| format!("{}: {r} is in no catalog", c.name))
+        .collect()
+}
+
+/// Every clause a case names is a clause of the catalog, of one of the rules the case names.
+pub fn clauses_exist(cases: &[Case], catalog: &Catalog) -> Vec<String> {
+    let mut problems = Vec::new();
+    for case in cases {
+        for id in &case.sidecar.clauses {
+            match catalog.clause(id) {
+                None => problems.push(format!("{}: {id} is no clause of the catalog", case.name)),
+                Some((rule, _)) if !case.sidecar.rules.contains(&rule.id) => {
+                    problems.push(format!(
+                        "{}: {id} is a clause of {}, which the case does not name in its rules",
+                        case.name, rule.id
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    problems
+}
+
+/// The negative (`n_`) cases that name each clause, by clause id.
+pub fn clause_negatives(cases: &[Case]) -> BTreeMap<&str, Vec<&Case>> {
+    let mut named: BTreeMap<&str, Vec<&Case>> = BTreeMap::new();
+    for case in cases
+        .iter()
+        .filter(|c| c.verdict() == Some(Verdict::Reject))
+    {
+        for id in &case.sidecar.clauses {
+            named.entry(id.as_str()).or_default().push(case);
+        }
+    }
+    named
+}
+
+/// The clauses of the rules checked in streams that no negative case names and no mutator
+/// covers (`covered_by_mutators` holds the clause ids the mutators break), in catalog order:
+/// the requirements nothing shows a validator enforcing.
+pub fn uncovered_clauses(
+    catalog: &Catalog,
+    cases: &[Case],
+    covered_by_mutators: &BTreeSet<String>,
+) -> Vec<String> {
+    let named = clause_negatives(cases);
+    catalog
+        .stream_rules()
+        .flat_map(|r| &r.clauses)
+        .filter(|c| !named.contains_key(c.id.as_str()) && !covered_by_mutators.contains(&c.id))
+        .map(|c| c.id.clone())
         .collect()
 }
 
@@ -283,6 +334,7 @@ mod tests {
                 id: id.into(),
                 description: "a case for testing the lints".into(),
                 rules: rules.iter().map(|r| (*r).to_owned()).collect(),
+                clauses: Vec::new(),
                 roles: vec![Role::Validator],
                 expect: Expect {
                     validator: Some(ValidatorExpect {
@@ -428,6 +480,105 @@ mod tests {
         );
     }
 
+    fn naming(mut case: Case, clauses: &[&str]) -> Case {
+        case.sidecar.clauses = clauses.iter().map(|c| (*c).to_owned()).collect();
+        case
+    }
+
+    #[test]
+    fn a_clause_named_must_exist_and_belong_to_a_rule_named() {
+        let catalog = Catalog::embedded();
+        let bad = [
+            naming(
+                case("x/n_a", "c1", &["ASR-212"], false, &[]),
+                &["ASR-212.b"],
+            ),
+            naming(
+                case("x/n_b", "c2", &["ASR-212"], false, &[]),
+                &["ASR-212.z"],
+            ),
+            naming(
+                case("x/n_c", "c3", &["ASR-212"], false, &[]),
+                &["ASR-231.b"],
+            ),
+            naming(
+                case("x/n_d", "c4", &["ASR-201"], false, &[]),
+                &["ASR-201.a"],
+            ),
+            naming(
+                case("x/n_e", "c5", &["ASR-212", "ASR-231"], false, &[]),
+                &["ASR-212.a", "ASR-231.b"],
+            ),
+        ];
+        assert_eq!(
+            clauses_exist(&bad, catalog),
+            [
+                "x/n_b: ASR-212.z is no clause of the catalog",
+                "x/n_c: ASR-231.b is a clause of ASR-231, which the case does not name in its rules",
+                "x/n_d: ASR-201.a is no clause of the catalog",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_corpus_names_only_clauses_of_its_cases_rules() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases");
+        let cases = crate::case::load_corpus(&root).expect("the corpus loads");
+        assert_eq!(
+            clauses_exist(&cases, Catalog::embedded()),
+            Vec::<String>::new()
+        );
+        assert!(
+            cases.iter().any(|c| !c.sidecar.clauses.is_empty()),
+            "no case names a clause"
+        );
+    }
+
+    #[test]
+    fn uncovered_clauses_are_those_no_negative_and_no_mutator_breaks() {
+        let catalog = Catalog::embedded();
+        let cases = [
+            naming(
+                case(
+                    "x/n_a",
+                    "c1",
+                    &["ASR-212"],
+                    false,
+                    &[("ASR-212", Severity::Error)],
+                ),
+                &["ASR-212.b"],
+            ),
+            // A positive case naming a clause breaks nothing.
+            naming(case("x/y_a", "c2", &["ASR-231"], true, &[]), &["ASR-231.a"]),
+        ];
+        let none = BTreeSet::new();
+        let uncovered = uncovered_clauses(catalog, &cases, &none);
+        assert!(uncovered.contains(&"ASR-212.a".to_owned()), "{uncovered:?}");
+        assert!(
+            !uncovered.contains(&"ASR-212.b".to_owned()),
+            "{uncovered:?}"
+        );
+        assert!(uncovered.contains(&"ASR-231.a".to_owned()), "{uncovered:?}");
+        assert!(
+            uncovered.iter().all(|c| catalog.clause(c).is_some()),
+            "{uncovered:?}"
+        );
+        let all: usize = catalog.stream_rules().map(|r| r.clauses.len()).sum();
+        assert_eq!(uncovered.len(), all - 1);
+
+        let mutated: BTreeSet<String> = ["ASR-212.a".to_owned()].into();
+        let uncovered = uncovered_clauses(catalog, &cases, &mutated);
+        assert!(
+            !uncovered.contains(&"ASR-212.a".to_owned()),
+            "{uncovered:?}"
+        );
+        assert_eq!(uncovered.len(), all - 2);
+
+        let named = clause_negatives(&cases);
+        assert_eq!(named.len(), 1);
+        assert_eq!(named["ASR-212.b"][0].name, "x/n_a");
+    }
+
     #[test]
     fn reader_rules_need_a_reading_case_or_a_reason() {
         let catalog = Catalog::embedded();
@@ -465,6 +616,16 @@ mod tests {
         bad["id"] = json!("case-1");
         bad["rules"] = json!([]);
         assert_eq!(sidecar_schema("x/y_a", &bad).len(), 2);
+        let named = naming(
+            case("x/n_a", "c0002", &["ASR-212"], false, &[]),
+            &["ASR-212.b"],
+        );
+        let mut named = serde_json::to_value(&named.sidecar).expect("serializes");
+        assert!(sidecar_schema("x/n_a", &named).is_empty());
+        named["clauses"] = json!(["ASR-212b"]);
+        assert_eq!(sidecar_schema("x/n_a", &named).len(), 1);
+        named["clauses"] = json!([]);
+        assert_eq!(sidecar_schema("x/n_a", &named).len(), 1);
     }
 
     #[test]
