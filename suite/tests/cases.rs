@@ -187,6 +187,20 @@ fn lints(cases: &[Case], root: &Path) -> Vec<Trial> {
     };
     let all = cases.to_vec();
     lint(
+        "every_clause_has_a_negative_case_or_a_mutator",
+        Box::new(move || {
+            lint::uncovered_clauses(
+                Catalog::embedded(),
+                &all,
+                &asr_suite::fuzz::mutate::covered_clauses(),
+            )
+            .into_iter()
+            .map(|clause| format!("{clause}: no negative case names it and no mutator breaks it"))
+            .collect()
+        }),
+    );
+    let all = cases.to_vec();
+    lint(
         "corpus_is_not_empty",
         Box::new(move || {
             if all.is_empty() {

@@ -11,9 +11,16 @@ use std::collections::HashMap;
 pub(crate) fn check(record: &Map<String, Value>) -> Vec<Finding> {
     let mut findings = Vec::new();
     let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
+    let content_explained = record
+        .get("capture")
+        .and_then(|c| c.get("content"))
+        .is_some();
     for member in ["content", "displayContent"] {
         if let Some(Value::Array(parts)) = record.get(member) {
             derivations(parts, &format!("/{member}"), &mut findings);
+            if !content_explained {
+                summaries_labelled_full(parts, &format!("/{member}"), &mut findings);
+            }
         }
     }
     match kind {
@@ -60,6 +67,31 @@ fn derivations(parts: &[Value], base: &str, findings: &mut Vec<Finding>) {
                     "derivation.from is {from}, but the array has {} parts",
                     parts.len()
                 ),
+            ));
+        }
+    }
+}
+
+/// ASR-214 (clause b): a reasoning part that holds only a summary (summary segments, no
+/// text) is not labelled `visibility: full`, unless the record's capture state explains
+/// the missing text.
+fn summaries_labelled_full(parts: &[Value], base: &str, findings: &mut Vec<Finding>) {
+    for (index, part) in parts.iter().enumerate() {
+        let full = part.get("type").and_then(Value::as_str) == Some("reasoning")
+            && part.get("visibility").and_then(Value::as_str) == Some("full");
+        let summary = part
+            .get("summary")
+            .and_then(Value::as_array)
+            .is_some_and(|s| !s.is_empty());
+        let text = part
+            .get("text")
+            .and_then(Value::as_str)
+            .is_some_and(|t| !t.is_empty());
+        if full && summary && !text {
+            findings.push(Finding::error(
+                rule::ASR_214,
+                format!("{base}/{index}/visibility"),
+                "visibility is full, but the part holds only summary segments and no text: summary text is not labelled full",
             ));
         }
     }

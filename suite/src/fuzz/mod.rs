@@ -1,8 +1,10 @@
 //! The fuzzing harness's library: valid streams generated from arbitrary bytes
-//! ([`generator`]), the reference as the oracle of what an implementation should have
+//! ([`generator`]), one mutator per clause of every stream rule ([`mutate`]), the
+//! reference as the oracle of what an implementation should have
 //! answered ([`oracle`]), and streams shrunk on their model ([`shrink`]).
 
 pub mod generator;
+pub mod mutate;
 pub mod oracle;
 pub mod shrink;
 
