@@ -5,6 +5,7 @@ mod cases;
 mod corpus;
 mod diff;
 mod exit;
+mod fuzz_cmd;
 mod limits;
 mod progress;
 mod read_cmd;
@@ -64,6 +65,13 @@ enum Command {
     /// an adapter did not start, 130 when interrupted by SIGINT or SIGTERM.
     #[command(override_usage = "asr-ctk diff --adapter <CMD> --adapter <CMD> [OPTIONS] [FILE]...")]
     Diff(Box<diff::Args>),
+    /// Fuzz an implementation: generated valid streams and streams with one clause of a rule
+    /// broken, judged against the reference; each disagreement shrunk and written as a case.
+    ///
+    /// Exit status: 0 when the implementation agreed with the reference on every stream, 1
+    /// when it did not (the cases are under OUT/found/), 2 for usage or I/O errors, 3 when the
+    /// adapter did not start, 130 when interrupted by SIGINT or SIGTERM.
+    Fuzz(Box<fuzz_cmd::Args>),
     /// Built-in adapters.
     #[command(subcommand)]
     Adapter(adapter_cmd::AdapterCommand),
@@ -113,6 +121,7 @@ fn main() -> ExitCode {
         Command::Adapter(command) => adapter_cmd::run(&command),
         Command::Read(args) => read_cmd::run(&args),
         Command::Diff(args) => diff::run(&args),
+        Command::Fuzz(args) => fuzz_cmd::run(&args),
         Command::Report(command) => report_cmd::run(&command),
     };
     match result {

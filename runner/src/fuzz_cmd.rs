@@ -1,0 +1,565 @@
+//! `asr-ctk fuzz`: black-box, differential fuzzing of an implementation through the
+//! persistent protocol, with the reference as the oracle. Each iteration generates a valid
+//! stream from the seed (and, for a validator, breaks one clause of a rule in half of them),
+//! asks the implementation, and judges its answer; every disagreement is shrunk on the
+//! stream model and written as a case of the corpus format under `OUT/found/`.
+
+use crate::exit;
+use crate::limits::LimitArgs;
+use crate::run::adapter::{Persistent, Talk};
+use crate::run::supervise;
+use anyhow::{Context, Result};
+use arbitrary::Unstructured;
+use asr_suite::case::{
+    Expect, Provenance, ReaderExpect, Sidecar, Status, ValidatorExpect, Violation,
+};
+use asr_suite::catalog::Role;
+use asr_suite::check::{CheckOptions, check_bytes};
+use asr_suite::diagnostic::Severity;
+use asr_suite::fuzz::generator::{self, Config, Stream};
+use asr_suite::fuzz::oracle::{self, Disagreement, Expected, Kind};
+use asr_suite::fuzz::{mutate, seeded_bytes, shrink};
+use asr_suite::protocol::{
+    CaseRequest, ProtocolRole, Reply, STREAMS_BY_PATH, StreamAnswer, StreamInput, base64_encode,
+};
+use asr_suite::render::escape_controls;
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The adapter command (`reference` names the built-in one).
+    #[arg(long, value_name = "CMD")]
+    adapter: String,
+    /// The role the implementation plays.
+    #[arg(long, value_enum, default_value_t = RoleArg::Validator)]
+    role: RoleArg,
+    /// Stop after this many streams.
+    #[arg(long, value_name = "N", conflicts_with = "seconds")]
+    iterations: Option<u64>,
+    /// Stop after this many seconds (default: 60, when --iterations is not given).
+    #[arg(long, value_name = "N")]
+    seconds: Option<f64>,
+    /// The seed: the same seed gives the same streams.
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    seed: u64,
+    /// Where found cases go (`OUT/found/`).
+    #[arg(long, value_name = "DIR", default_value = "asr-ctk-fuzz")]
+    out: PathBuf,
+    /// Seconds to wait for each answer.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    timeout: f64,
+    /// Cases written for one kind and rule of disagreement, at most (later ones are counted).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    keep: usize,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum RoleArg {
+    Validator,
+    Reader,
+}
+
+impl RoleArg {
+    fn protocol(self) -> ProtocolRole {
+        match self {
+            RoleArg::Validator => ProtocolRole::Validator,
+            RoleArg::Reader => ProtocolRole::Reader,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            RoleArg::Validator => "validator",
+            RoleArg::Reader => "reader",
+        }
+    }
+}
+
+/// What one stream was, for the oracle.
+#[derive(Debug, Clone)]
+enum Subject {
+    /// Generated and valid.
+    Valid,
+    /// One clause broken.
+    Broken { clause: &'static str, rule: String },
+}
+
+/// Disagreements of one kind under one rule.
+#[derive(Debug, Default)]
+struct Tally {
+    count: u64,
+    written: Vec<PathBuf>,
+    example: String,
+}
+
+pub fn run(args: &Args) -> Result<u8> {
+    anyhow::ensure!(
+        args.timeout > 0.0 && args.timeout.is_finite(),
+        "--timeout must be a positive number of seconds"
+    );
+    let role = args.role;
+    let limits = args.limits.limits()?;
+    let command = if args.adapter == "reference" {
+        crate::run::reference_command(limits)?
+    } else {
+        crate::run::adapter_command(&args.adapter)?
+    };
+    let talk = Talk {
+        timeout: Duration::from_secs_f64(args.timeout),
+        max_reply_bytes: limits.max_reply_bytes,
+        check: None,
+    };
+    let work = args.out.join("work");
+    std::fs::create_dir_all(&work)
+        .with_context(|| format!("failed to create {}", work.display()))?;
+    supervise::init().context("failed to set up the supervision of adapters")?;
+    let mut side = match Persistent::start(&command, talk) {
+        Ok(started) => Side::new(command.clone(), started),
+        Err((fault, stderr)) => {
+            eprintln!(
+                "asr-ctk: `{}` did not start: {}",
+                escape_controls(&command.join(" ")),
+                escape_controls(&fault.to_string())
+            );
+            if !stderr.trim().is_empty() {
+                eprintln!(
+                    "asr-ctk: what it wrote to stderr:\n{}",
+                    escape_controls(stderr.trim_end())
+                );
+            }
+            return Ok(exit::HARNESS);
+        }
+    };
+    let deadline = match (args.iterations, args.seconds) {
+        (Some(_), _) => None,
+        (None, seconds) => Some(Instant::now() + Duration::from_secs_f64(seconds.unwrap_or(60.0))),
+    };
+    let live = std::io::stderr().is_terminal();
+    let started = Instant::now();
+    let mut last_line = Instant::now();
+    let mut tallies: BTreeMap<(Kind, String), Tally> = BTreeMap::new();
+    let stream_path = work.join("stream.jsonl");
+    let mut iteration = 0u64;
+    loop {
+        if supervise::interrupted()
+            || args.iterations.is_some_and(|n| iteration >= n)
+            || deadline.is_some_and(|d| Instant::now() >= d)
+        {
+            break;
+        }
+        let (stream, subject) = subject_of(args.seed, iteration, role)?;
+        let found = judge(&mut side, &stream, &subject, role, &stream_path, talk);
+        for disagreement in found {
+            let key = (disagreement.kind, disagreement.rule.clone());
+            let tally = tallies.entry(key).or_default();
+            tally.count += 1;
+            if tally.written.len() < args.keep {
+                let small = shrink::shrink(
+                    &stream,
+                    |candidate| {
+                        still_disagrees(
+                            &mut side,
+                            candidate,
+                            &subject,
+                            role,
+                            &disagreement,
+                            &stream_path,
+                            talk,
+                        )
+                    },
+                    400,
+                );
+                let path = write_case(
+                    &args.out,
+                    &small,
+                    &subject,
+                    role,
+                    &disagreement,
+                    args.seed,
+                    iteration,
+                    &side,
+                )?;
+                tally.example.clone_from(&disagreement.detail);
+                tally.written.push(path);
+            }
+        }
+        iteration += 1;
+        if live && last_line.elapsed() >= Duration::from_millis(500) {
+            last_line = Instant::now();
+            let rate = per_second(iteration, started.elapsed().as_secs_f64());
+            let found: Vec<String> = tallies
+                .iter()
+                .map(|((kind, rule), t)| format!("{rule} {kind} {}", t.count))
+                .collect();
+            eprint!(
+                "\r\x1b[2Kfuzz: {iteration} streams, {rate:.0}/s; findings: {}",
+                if found.is_empty() {
+                    "none".to_owned()
+                } else {
+                    found.join(", ")
+                }
+            );
+        }
+    }
+    if live {
+        eprintln!();
+    }
+    if let Some(running) = side.running.take() {
+        running.stop();
+    }
+    let _ = std::fs::remove_dir_all(&work);
+    let elapsed = started.elapsed().as_secs_f64();
+    print_summary(&tallies, iteration, elapsed, args)?;
+    Ok(if supervise::interrupted() {
+        exit::INTERRUPTED
+    } else if tallies.is_empty() {
+        exit::OK
+    } else {
+        exit::INVALID
+    })
+}
+
+/// The stream of one iteration: generated from the seed and the iteration's number, and, for
+/// a validator, every other one with a clause broken.
+fn subject_of(seed: u64, iteration: u64, role: RoleArg) -> Result<(Stream, Subject)> {
+    let data = seeded_bytes(
+        seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ iteration,
+        16 << 10,
+    );
+    let mut u = Unstructured::new(&data);
+    let config: Config = u.arbitrary().unwrap_or_default();
+    let stream = generator::stream(&mut u, &config)
+        .or_else(|_| generator::stream(&mut Unstructured::new(&data), &Config::default()))
+        .map_err(|e| anyhow::anyhow!("failed to generate a stream: {e}"))?;
+    if role == RoleArg::Validator && iteration % 2 == 1 {
+        if let Ok(mutation) = mutate::mutate(&stream, &mut u) {
+            let subject = Subject::Broken {
+                clause: mutation.clause,
+                rule: mutation.rule.to_owned(),
+            };
+            return Ok((mutation.stream, subject));
+        }
+    }
+    Ok((stream, Subject::Valid))
+}
+
+/// The implementation behind the protocol, restarted after a fault.
+struct Side {
+    argv: Vec<String>,
+    running: Option<Persistent>,
+    identity: Reply,
+    seq: u64,
+}
+
+impl Side {
+    fn new(argv: Vec<String>, started: (Persistent, Reply)) -> Self {
+        Side {
+            argv,
+            running: Some(started.0),
+            identity: started.1,
+            seq: 0,
+        }
+    }
+
+    fn by_path(&self) -> bool {
+        matches!(&self.identity, Reply::Started { capabilities, .. }
+            if capabilities.iter().any(|c| c == STREAMS_BY_PATH))
+    }
+
+    fn name(&self) -> String {
+        match &self.identity {
+            Reply::Started { implementation, .. } => {
+                format!("{} {}", implementation.name, implementation.version)
+            }
+            _ => self.argv.join(" "),
+        }
+    }
+
+    /// The implementation's answer on one stream (`None` when it skips the stream: it does
+    /// not implement a rule the stream tests), or the fault that kept it from answering.
+    fn ask(
+        &mut self,
+        stream: &Stream,
+        subject: &Subject,
+        role: RoleArg,
+        path: &Path,
+        talk: Talk<'_>,
+    ) -> Result<Option<StreamAnswer>, String> {
+        let bytes = stream.to_bytes();
+        std::fs::write(path, &bytes)
+            .map_err(|e| format!("failed to write {}: {e}", path.display()))?;
+        if self.running.is_none() {
+            match Persistent::start(&self.argv, talk) {
+                Ok((running, _)) => self.running = Some(running),
+                Err((fault, _)) => return Err(format!("did not restart: {fault}")),
+            }
+        }
+        self.seq += 1;
+        let request = CaseRequest {
+            seq: self.seq,
+            role: role.protocol(),
+            case: "fuzz".into(),
+            id: "fuzz".into(),
+            // The rule a broken stream tests: an implementation that lacks it may skip it.
+            rules: match subject {
+                Subject::Broken { rule, .. } => vec![rule.clone()],
+                Subject::Valid => Vec::new(),
+            },
+            streams: vec![StreamInput {
+                part: String::new(),
+                path: path.to_string_lossy().into_owned(),
+                data: (!self.by_path()).then(|| base64_encode(&bytes)),
+            }],
+        };
+        let Some(running) = self.running.as_mut() else {
+            return Err("no adapter".into());
+        };
+        let reply = running.ask(&request, talk);
+        if reply.is_err() {
+            self.running = None;
+        }
+        match reply {
+            Ok(Reply::Answered { seq, mut streams })
+                if seq == request.seq && streams.len() == 1 =>
+            {
+                Ok(Some(streams.remove(0)))
+            }
+            Ok(Reply::Answered { .. }) => {
+                Err("protocol error: a wrong seq or number of streams".into())
+            }
+            Ok(Reply::Skipped { seq, .. }) if seq == request.seq => Ok(None),
+            Ok(Reply::Error { message, .. }) => Err(format!("error: {message}")),
+            Ok(other) => Err(format!(
+                "protocol error: answered {}",
+                crate::run::adapter::describe(&other)
+            )),
+            Err(fault) => Err(fault.to_string()),
+        }
+    }
+}
+
+/// Every way the implementation's answer on `stream` differs from the oracle's.
+fn judge(
+    side: &mut Side,
+    stream: &Stream,
+    subject: &Subject,
+    role: RoleArg,
+    path: &Path,
+    talk: Talk<'_>,
+) -> Vec<Disagreement> {
+    let answer = match side.ask(stream, subject, role, path, talk) {
+        Ok(Some(answer)) => answer,
+        Ok(None) => return Vec::new(),
+        Err(fault) => {
+            return vec![Disagreement {
+                kind: Kind::Fault,
+                rule: fault_rule(subject),
+                detail: fault,
+            }];
+        }
+    };
+    match role {
+        RoleArg::Validator => {
+            let expected = match subject {
+                Subject::Valid => Expected::Valid,
+                Subject::Broken { rule, .. } => Expected::Broken { rule: rule.clone() },
+            };
+            oracle::judge_validator(&expected, &answer)
+                .into_iter()
+                .collect()
+        }
+        RoleArg::Reader => {
+            let reference = oracle::reference_reading(&stream.to_bytes());
+            // One disagreement per rule: the first mismatch of each stands for the rest.
+            let mut by_rule: BTreeMap<String, Disagreement> = BTreeMap::new();
+            for d in oracle::judge_reader(&reference, &answer) {
+                by_rule.entry(d.rule.clone()).or_insert(d);
+            }
+            by_rule.into_values().collect()
+        }
+    }
+}
+
+fn fault_rule(subject: &Subject) -> String {
+    match subject {
+        Subject::Valid => asr_suite::judge::UNATTRIBUTED.to_owned(),
+        Subject::Broken { rule, .. } => rule.clone(),
+    }
+}
+
+/// Whether a smaller stream still shows the same disagreement, and the oracle still holds
+/// for it: a valid stream stays valid for the reference, a broken one stays broken under
+/// the same rule.
+fn still_disagrees(
+    side: &mut Side,
+    candidate: &Stream,
+    subject: &Subject,
+    role: RoleArg,
+    disagreement: &Disagreement,
+    path: &Path,
+    talk: Talk<'_>,
+) -> bool {
+    let bytes = candidate.to_bytes();
+    let oracle_holds = match (role, subject) {
+        (RoleArg::Validator, Subject::Valid) => oracle::expected_of(&bytes) == Expected::Valid,
+        (RoleArg::Validator, Subject::Broken { rule, .. }) => {
+            oracle::reference_reports(&bytes, rule)
+                && !check_bytes(&bytes, &CheckOptions::default())
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.severity == Severity::Error && d.rule != *rule)
+        }
+        (RoleArg::Reader, _) => oracle::reference_reading(&bytes).accepted,
+    };
+    oracle_holds
+        && judge(side, candidate, subject, role, path, talk)
+            .iter()
+            .any(|d| d.same(disagreement))
+}
+
+/// Writes the shrunk stream and its sidecar: what the reference says of it, so that `asr-ctk
+/// run --cases OUT/found` fails the implementation on it and passes the reference.
+#[expect(clippy::too_many_arguments, reason = "what one case is made of")]
+fn write_case(
+    out: &Path,
+    stream: &Stream,
+    subject: &Subject,
+    role: RoleArg,
+    disagreement: &Disagreement,
+    seed: u64,
+    iteration: u64,
+    side: &Side,
+) -> Result<PathBuf> {
+    let rule_dir = if disagreement.rule.starts_with("ASR-") {
+        disagreement.rule.clone()
+    } else {
+        "unattributed".to_owned()
+    };
+    let dir = out.join("found").join(&rule_dir);
+    std::fs::create_dir_all(&dir).with_context(|| format!("failed to create {}", dir.display()))?;
+    let bytes = stream.to_bytes();
+    let reference = check_bytes(&bytes, &CheckOptions::default());
+    let prefix = if reference.valid() { "y" } else { "n" };
+    let stem = format!("{prefix}_fuzz_{}_{seed}_{iteration}", disagreement.kind).replace('-', "_");
+    let stream_path = dir.join(format!("{stem}.jsonl"));
+    std::fs::write(&stream_path, &bytes)
+        .with_context(|| format!("failed to write {}", stream_path.display()))?;
+    let expect = match role {
+        RoleArg::Validator => Expect {
+            validator: Some(ValidatorExpect {
+                valid: reference.valid(),
+                violations: reference
+                    .diagnostics
+                    .iter()
+                    .filter(|d| !(d.rule == "ASR-406" && d.severity == Severity::Notice))
+                    .map(|d| Violation {
+                        rule: d.rule.clone(),
+                        severity: d.severity,
+                        line: d.line,
+                        pointer: d.pointer.clone(),
+                        file: None,
+                    })
+                    .collect(),
+                if_rejected: Vec::new(),
+            }),
+            reader: None,
+        },
+        RoleArg::Reader => {
+            let outcome = oracle::reference_reading(&bytes);
+            Expect {
+                validator: None,
+                reader: Some(ReaderExpect {
+                    accepted: outcome.accepted,
+                    reading: serde_json::to_value(&outcome.reading)?,
+                }),
+            }
+        }
+    };
+    let mut rules: Vec<String> = Vec::new();
+    if disagreement.rule.starts_with("ASR-") {
+        rules.push(disagreement.rule.clone());
+    }
+    let clauses = match subject {
+        Subject::Broken { clause, .. } => vec![(*clause).to_owned()],
+        Subject::Valid => Vec::new(),
+    };
+    let sidecar = Sidecar {
+        id: format!("c{:04}", 9000 + (iteration % 1000)),
+        description: format!(
+            "Found by asr-ctk fuzz: {} ({}); shrunk on the stream model.",
+            escape_controls(&disagreement.detail),
+            disagreement.kind
+        ),
+        rules,
+        clauses,
+        roles: vec![match role {
+            RoleArg::Validator => Role::Validator,
+            RoleArg::Reader => Role::Reader,
+        }],
+        expect,
+        provenance: Provenance::FuzzFound {
+            target: format!("asr-ctk fuzz --role {}", role.name()),
+            seed: format!("{seed}/{iteration}"),
+            note: Some(format!("against {}", side.name())),
+        },
+        status: Status::Stable,
+    };
+    let sidecar_path = dir.join(format!("{stem}.json"));
+    std::fs::write(
+        &sidecar_path,
+        serde_json::to_string_pretty(&sidecar)? + "\n",
+    )
+    .with_context(|| format!("failed to write {}", sidecar_path.display()))?;
+    Ok(stream_path)
+}
+
+/// A rate; counts of streams stay far below 2^52, where f64 is exact.
+#[expect(clippy::cast_precision_loss, reason = "counts far below 2^52")]
+fn per_second(count: u64, seconds: f64) -> f64 {
+    count as f64 / seconds.max(1e-9)
+}
+
+fn print_summary(
+    tallies: &BTreeMap<(Kind, String), Tally>,
+    iterations: u64,
+    seconds: f64,
+    args: &Args,
+) -> Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    writeln!(
+        out,
+        "fuzz: {iterations} streams in {seconds:.1} s ({:.0}/s), seed {}",
+        per_second(iterations, seconds),
+        args.seed
+    )?;
+    if tallies.is_empty() {
+        writeln!(out, "no disagreement with the reference")?;
+    }
+    for ((kind, rule), tally) in tallies {
+        writeln!(
+            out,
+            "{rule}: {kind}, {} stream(s): {}",
+            tally.count,
+            escape_controls(&tally.example)
+        )?;
+        for path in &tally.written {
+            writeln!(out, "  {}", path.display())?;
+        }
+    }
+    if !tallies.is_empty() {
+        writeln!(
+            out,
+            "re-run them: asr-ctk run --cases {} --adapter '{}'",
+            args.out.join("found").display(),
+            args.adapter
+        )?;
+    }
+    out.flush()?;
+    Ok(())
+}
