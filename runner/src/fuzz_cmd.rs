@@ -518,6 +518,15 @@ fn write_case(
     Ok(stream_path)
 }
 
+/// A text cut to a line's length.
+fn brief(text: &str) -> String {
+    const MAX: usize = 200;
+    match text.char_indices().nth(MAX) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
 /// A rate; counts of streams stay far below 2^52, where f64 is exact.
 #[expect(clippy::cast_precision_loss, reason = "counts far below 2^52")]
 fn per_second(count: u64, seconds: f64) -> f64 {
@@ -546,7 +555,7 @@ fn print_summary(
             out,
             "{rule}: {kind}, {} stream(s): {}",
             tally.count,
-            escape_controls(&tally.example)
+            escape_controls(&brief(&tally.example))
         )?;
         for path in &tally.written {
             writeln!(out, "  {}", path.display())?;

@@ -3,6 +3,7 @@
 
 mod cli;
 mod faults;
+mod fuzz;
 mod golden;
 mod helpers;
 mod progress;
