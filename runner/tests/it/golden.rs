@@ -90,6 +90,7 @@ golden! {
     help_run: kit(&["run", "--help"]);
     help_read: kit(&["read", "--help"]);
     help_diff: kit(&["diff", "--help"]);
+    help_fuzz: kit(&["fuzz", "--help"]);
     help_adapter: kit(&["adapter", "--help"]);
     help_adapter_reference: kit(&["adapter", "reference", "--help"]);
     help_report: kit(&["report", "--help"]);
