@@ -145,6 +145,8 @@ pub fn run(args: &Args) -> Result<u8> {
     let mut tallies: BTreeMap<(Kind, String), Tally> = BTreeMap::new();
     let stream_path = work.join("stream.jsonl");
     let mut iteration = 0u64;
+    // Cases written so far: each gets an id of its own.
+    let mut written = 0usize;
     loop {
         if supervise::interrupted()
             || args.iterations.is_some_and(|n| iteration >= n)
@@ -180,10 +182,10 @@ pub fn run(args: &Args) -> Result<u8> {
                     &subject,
                     role,
                     &disagreement,
-                    args.seed,
-                    iteration,
+                    (args.seed, iteration, written),
                     &side,
                 )?;
+                written += 1;
                 tally.example.clone_from(&disagreement.detail);
                 tally.written.push(path);
             }
@@ -424,15 +426,13 @@ fn still_disagrees(
 
 /// Writes the shrunk stream and its sidecar: what the reference says of it, so that `asr-ctk
 /// run --cases OUT/found` fails the implementation on it and passes the reference.
-#[expect(clippy::too_many_arguments, reason = "what one case is made of")]
 fn write_case(
     out: &Path,
     stream: &Stream,
     subject: &Subject,
     role: RoleArg,
     disagreement: &Disagreement,
-    seed: u64,
-    iteration: u64,
+    (seed, iteration, number): (u64, u64, usize),
     side: &Side,
 ) -> Result<PathBuf> {
     let rule_dir = if disagreement.rule.starts_with("ASR-") {
@@ -489,7 +489,9 @@ fn write_case(
         Subject::Valid => Vec::new(),
     };
     let sidecar = Sidecar {
-        id: format!("c{:04}", 9000 + (iteration % 1000)),
+        // Ids of the corpus's form, in a range the corpus does not use; promoting a case
+        // into cases/ gives it one from cases/ids.lock.
+        id: format!("c{:04}", 9000 + number % 1000),
         description: format!(
             "Found by asr-ctk fuzz: {} ({}); shrunk on the stream model.",
             escape_controls(&disagreement.detail),
