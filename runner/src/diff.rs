@@ -2,7 +2,9 @@
 //! JSON Pointer and grouped by the rule it comes from.
 
 use crate::limits::LimitArgs;
-use crate::run::adapter::{Persistent, Talk};
+use crate::role::RoleArg;
+use crate::run::adapter::Talk;
+use crate::run::side::{Answer, Side};
 use crate::run::supervise;
 use crate::{corpus, exit};
 use anyhow::{Context, Result, bail};
@@ -10,9 +12,7 @@ use asr_suite::case::{Case, Expect, Provenance, Sidecar, Status};
 use asr_suite::catalog::Role;
 use asr_suite::conformance::{AdapterInfo, CaseResult, Outcome, RunReport};
 use asr_suite::judge::{ReadingMismatch, UNATTRIBUTED, diff_readings};
-use asr_suite::protocol::{
-    CaseRequest, ProtocolRole, ReadingAnswer, Reply, STREAMS_BY_PATH, StreamAnswer,
-};
+use asr_suite::protocol::{ProtocolRole, ReadingAnswer, Reply, StreamAnswer};
 use asr_suite::render::escape_controls;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -46,12 +46,6 @@ pub struct Args {
     limits: LimitArgs,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum RoleArg {
-    Validator,
-    Reader,
-}
-
 pub fn run(args: &Args) -> Result<u8> {
     anyhow::ensure!(
         args.adapters.len() == 2,
@@ -61,10 +55,7 @@ pub fn run(args: &Args) -> Result<u8> {
         args.timeout > 0.0 && args.timeout.is_finite(),
         "--timeout must be a positive number of seconds"
     );
-    let role = match args.role {
-        RoleArg::Validator => ProtocolRole::Validator,
-        RoleArg::Reader => ProtocolRole::Reader,
-    };
+    let role = args.role.protocol();
     let (root, corpus) = corpus::load(args.cases.as_deref())?;
     let subjects = subjects(args, &corpus, role)?;
     let limits = args.limits.limits()?;
@@ -81,25 +72,13 @@ pub fn run(args: &Args) -> Result<u8> {
     supervise::init().context("failed to set up the supervision of adapters")?;
     let mut sides = Vec::with_capacity(2);
     for argv in &commands {
-        match Persistent::start(argv, talk) {
-            Ok(started) => sides.push(Side {
-                argv: argv.clone(),
-                running: Some(started.0),
-                identity: started.1,
-            }),
-            Err((fault, stderr)) => {
-                eprintln!(
-                    "asr-ctk: `{}` did not start: {}",
-                    escape_controls(&argv.join(" ")),
-                    escape_controls(&fault.to_string())
-                );
-                if !stderr.trim().is_empty() {
-                    eprintln!(
-                        "asr-ctk: what it wrote to stderr:\n{}",
-                        escape_controls(stderr.trim_end())
-                    );
+        match Side::start(argv, talk) {
+            Ok(side) => sides.push(side),
+            Err(code) => {
+                for side in &mut sides {
+                    side.stop();
                 }
-                return Ok(exit::HARNESS);
+                return Ok(code);
             }
         }
     }
@@ -113,7 +92,11 @@ pub fn run(args: &Args) -> Result<u8> {
         for side in &mut sides {
             let request = crate::run::request(case, index as u64 + 1, role, side.by_path())
                 .map_err(|e| anyhow::anyhow!(e))?;
-            answers.push(side.ask(&request, talk));
+            answers.push(match side.ask(&request, talk) {
+                Ok(Answer::Streams(streams)) => Ok(streams),
+                Ok(Answer::Skipped(reason)) => Err(format!("skipped: {reason}")),
+                Err(fault) => Err(fault),
+            });
         }
         let (a, b) = (&answers[0], &answers[1]);
         let mismatches = compare(a, b, role, &case.sidecar.rules);
@@ -130,9 +113,7 @@ pub fn run(args: &Args) -> Result<u8> {
         _ => None,
     };
     for side in &mut sides {
-        if let Some(running) = side.running.take() {
-            running.stop();
-        }
+        side.stop();
     }
     let adapter = AdapterInfo {
         command: [
@@ -173,51 +154,6 @@ fn command(line: &str, limits: crate::limits::Limits) -> Result<Vec<String>> {
         return crate::run::reference_command(limits);
     }
     crate::run::adapter_command(line)
-}
-
-/// One of the two implementations.
-struct Side {
-    argv: Vec<String>,
-    running: Option<Persistent>,
-    identity: Reply,
-}
-
-impl Side {
-    fn by_path(&self) -> bool {
-        matches!(&self.identity, Reply::Started { capabilities, .. }
-            if capabilities.iter().any(|c| c == STREAMS_BY_PATH))
-    }
-
-    /// Asks the adapter, restarting it after a fault so one bad case does not end the run.
-    fn ask(&mut self, request: &CaseRequest, talk: Talk<'_>) -> Result<Vec<StreamAnswer>, String> {
-        if self.running.is_none() {
-            match Persistent::start(&self.argv, talk) {
-                Ok((running, _)) => self.running = Some(running),
-                Err((fault, _)) => return Err(format!("did not restart: {fault}")),
-            }
-        }
-        let Some(running) = self.running.as_mut() else {
-            return Err("no adapter".into());
-        };
-        let reply = running.ask(request, talk);
-        if reply.is_err() {
-            self.running = None;
-        }
-        match reply {
-            Ok(Reply::Answered { seq, streams }) if seq == request.seq => Ok(streams),
-            Ok(Reply::Answered { seq, .. }) => Err(format!(
-                "protocol error: the answer echoes seq {seq}; the request's seq was {}",
-                request.seq
-            )),
-            Ok(Reply::Skipped { reason, .. }) => Err(format!("skipped: {reason}")),
-            Ok(Reply::Error { message, .. }) => Err(format!("error: {message}")),
-            Ok(other) => Err(format!(
-                "protocol error: answered {}",
-                crate::run::adapter::describe(&other)
-            )),
-            Err(fault) => Err(fault.to_string()),
-        }
-    }
 }
 
 fn compare(

@@ -6,7 +6,9 @@
 
 use crate::exit;
 use crate::limits::LimitArgs;
-use crate::run::adapter::{Persistent, Talk};
+use crate::role::RoleArg;
+use crate::run::adapter::Talk;
+use crate::run::side::{Answer, Side};
 use crate::run::supervise;
 use anyhow::{Context, Result};
 use arbitrary::Unstructured;
@@ -19,9 +21,7 @@ use asr_suite::diagnostic::Severity;
 use asr_suite::fuzz::generator::{self, Config, Stream};
 use asr_suite::fuzz::oracle::{self, Disagreement, Expected, Kind};
 use asr_suite::fuzz::{mutate, seeded_bytes, shrink};
-use asr_suite::protocol::{
-    CaseRequest, ProtocolRole, Reply, STREAMS_BY_PATH, StreamAnswer, StreamInput, base64_encode,
-};
+use asr_suite::protocol::{CaseRequest, StreamAnswer, StreamInput, base64_encode};
 use asr_suite::render::escape_controls;
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -56,28 +56,6 @@ pub struct Args {
     keep: usize,
     #[command(flatten)]
     limits: LimitArgs,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum RoleArg {
-    Validator,
-    Reader,
-}
-
-impl RoleArg {
-    fn protocol(self) -> ProtocolRole {
-        match self {
-            RoleArg::Validator => ProtocolRole::Validator,
-            RoleArg::Reader => ProtocolRole::Reader,
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            RoleArg::Validator => "validator",
-            RoleArg::Reader => "reader",
-        }
-    }
 }
 
 /// What one stream was, for the oracle.
@@ -118,22 +96,9 @@ pub fn run(args: &Args) -> Result<u8> {
     std::fs::create_dir_all(&work)
         .with_context(|| format!("failed to create {}", work.display()))?;
     supervise::init().context("failed to set up the supervision of adapters")?;
-    let mut side = match Persistent::start(&command, talk) {
-        Ok(started) => Side::new(command.clone(), started),
-        Err((fault, stderr)) => {
-            eprintln!(
-                "asr-ctk: `{}` did not start: {}",
-                escape_controls(&command.join(" ")),
-                escape_controls(&fault.to_string())
-            );
-            if !stderr.trim().is_empty() {
-                eprintln!(
-                    "asr-ctk: what it wrote to stderr:\n{}",
-                    escape_controls(stderr.trim_end())
-                );
-            }
-            return Ok(exit::HARNESS);
-        }
+    let mut target = match Side::start(&command, talk) {
+        Ok(side) => Target { side, seq: 0 },
+        Err(code) => return Ok(code),
     };
     let deadline = match (args.iterations, args.seconds) {
         (Some(_), _) => None,
@@ -155,7 +120,7 @@ pub fn run(args: &Args) -> Result<u8> {
             break;
         }
         let (stream, subject) = subject_of(args.seed, iteration, role)?;
-        let found = judge(&mut side, &stream, &subject, role, &stream_path, talk);
+        let found = judge(&mut target, &stream, &subject, role, &stream_path, talk);
         for disagreement in found {
             let key = (disagreement.kind, disagreement.rule.clone());
             let tally = tallies.entry(key).or_default();
@@ -165,7 +130,7 @@ pub fn run(args: &Args) -> Result<u8> {
                     &stream,
                     |candidate| {
                         still_disagrees(
-                            &mut side,
+                            &mut target,
                             candidate,
                             &subject,
                             role,
@@ -183,7 +148,7 @@ pub fn run(args: &Args) -> Result<u8> {
                     role,
                     &disagreement,
                     (args.seed, iteration, written),
-                    &side,
+                    &target.side,
                 )?;
                 written += 1;
                 tally.example.clone_from(&disagreement.detail);
@@ -211,9 +176,7 @@ pub fn run(args: &Args) -> Result<u8> {
     if live {
         eprintln!();
     }
-    if let Some(running) = side.running.take() {
-        running.stop();
-    }
+    target.side.stop();
     let _ = std::fs::remove_dir_all(&work);
     let elapsed = started.elapsed().as_secs_f64();
     print_summary(&tallies, iteration, elapsed, args)?;
@@ -250,38 +213,14 @@ fn subject_of(seed: u64, iteration: u64, role: RoleArg) -> Result<(Stream, Subje
     Ok((stream, Subject::Valid))
 }
 
-/// The implementation behind the protocol, restarted after a fault.
-struct Side {
-    argv: Vec<String>,
-    running: Option<Persistent>,
-    identity: Reply,
+/// The implementation behind the protocol, restarted after a fault, and the seq of the
+/// last request it was sent.
+struct Target {
+    side: Side,
     seq: u64,
 }
 
-impl Side {
-    fn new(argv: Vec<String>, started: (Persistent, Reply)) -> Self {
-        Side {
-            argv,
-            running: Some(started.0),
-            identity: started.1,
-            seq: 0,
-        }
-    }
-
-    fn by_path(&self) -> bool {
-        matches!(&self.identity, Reply::Started { capabilities, .. }
-            if capabilities.iter().any(|c| c == STREAMS_BY_PATH))
-    }
-
-    fn name(&self) -> String {
-        match &self.identity {
-            Reply::Started { implementation, .. } => {
-                format!("{} {}", implementation.name, implementation.version)
-            }
-            _ => self.argv.join(" "),
-        }
-    }
-
+impl Target {
     /// The implementation's answer on one stream (`None` when it skips the stream: it does
     /// not implement a rule the stream tests), or the fault that kept it from answering.
     fn ask(
@@ -295,12 +234,6 @@ impl Side {
         let bytes = stream.to_bytes();
         std::fs::write(path, &bytes)
             .map_err(|e| format!("failed to write {}: {e}", path.display()))?;
-        if self.running.is_none() {
-            match Persistent::start(&self.argv, talk) {
-                Ok((running, _)) => self.running = Some(running),
-                Err((fault, _)) => return Err(format!("did not restart: {fault}")),
-            }
-        }
         self.seq += 1;
         let request = CaseRequest {
             seq: self.seq,
@@ -315,46 +248,30 @@ impl Side {
             streams: vec![StreamInput {
                 part: String::new(),
                 path: path.to_string_lossy().into_owned(),
-                data: (!self.by_path()).then(|| base64_encode(&bytes)),
+                data: (!self.side.by_path()).then(|| base64_encode(&bytes)),
             }],
         };
-        let Some(running) = self.running.as_mut() else {
-            return Err("no adapter".into());
-        };
-        let reply = running.ask(&request, talk);
-        if reply.is_err() {
-            self.running = None;
-        }
-        match reply {
-            Ok(Reply::Answered { seq, mut streams })
-                if seq == request.seq && streams.len() == 1 =>
-            {
-                Ok(Some(streams.remove(0)))
-            }
-            Ok(Reply::Answered { .. }) => {
-                Err("protocol error: a wrong seq or number of streams".into())
-            }
-            Ok(Reply::Skipped { seq, .. }) if seq == request.seq => Ok(None),
-            Ok(Reply::Error { message, .. }) => Err(format!("error: {message}")),
-            Ok(other) => Err(format!(
-                "protocol error: answered {}",
-                crate::run::adapter::describe(&other)
+        match self.side.ask(&request, talk)? {
+            Answer::Skipped(_) => Ok(None),
+            Answer::Streams(mut streams) if streams.len() == 1 => Ok(Some(streams.remove(0))),
+            Answer::Streams(streams) => Err(format!(
+                "protocol error: {} stream answers for one stream",
+                streams.len()
             )),
-            Err(fault) => Err(fault.to_string()),
         }
     }
 }
 
 /// Every way the implementation's answer on `stream` differs from the oracle's.
 fn judge(
-    side: &mut Side,
+    target: &mut Target,
     stream: &Stream,
     subject: &Subject,
     role: RoleArg,
     path: &Path,
     talk: Talk<'_>,
 ) -> Vec<Disagreement> {
-    let answer = match side.ask(stream, subject, role, path, talk) {
+    let answer = match target.ask(stream, subject, role, path, talk) {
         Ok(Some(answer)) => answer,
         Ok(None) => return Vec::new(),
         Err(fault) => {
@@ -398,7 +315,7 @@ fn fault_rule(subject: &Subject) -> String {
 /// for it: a valid stream stays valid for the reference, a broken one stays broken under
 /// the same rule.
 fn still_disagrees(
-    side: &mut Side,
+    target: &mut Target,
     candidate: &Stream,
     subject: &Subject,
     role: RoleArg,
@@ -419,7 +336,7 @@ fn still_disagrees(
         (RoleArg::Reader, _) => oracle::reference_reading(&bytes).accepted,
     };
     oracle_holds
-        && judge(side, candidate, subject, role, path, talk)
+        && judge(target, candidate, subject, role, path, talk)
             .iter()
             .any(|d| d.same(disagreement))
 }

@@ -10,6 +10,7 @@ mod limits;
 mod progress;
 mod read_cmd;
 mod report_cmd;
+mod role;
 mod rules;
 mod run;
 mod spec_check;

@@ -3,12 +3,14 @@
 pub mod adapter;
 mod drive;
 mod expect;
+pub mod side;
 pub mod supervise;
 mod write;
 
 pub use write::stream_files;
 
 use crate::limits::LimitArgs;
+use crate::role::RoleArg;
 use crate::{corpus, exit};
 use adapter::{Fault, ProtocolCheck, Talk};
 use anyhow::{Context, Result, bail};
@@ -81,17 +83,10 @@ pub struct Args {
     limits: LimitArgs,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum RoleArg {
-    Validator,
-    Reader,
-}
-
 pub fn run(args: &Args) -> Result<u8> {
     let (root, corpus) = corpus::load(args.cases.as_deref())?;
     let roles: Vec<ProtocolRole> = match args.role {
-        Some(RoleArg::Validator) => vec![ProtocolRole::Validator],
-        Some(RoleArg::Reader) => vec![ProtocolRole::Reader],
+        Some(role) => vec![role.protocol()],
         None => vec![ProtocolRole::Validator, ProtocolRole::Reader],
     };
     // Every case once per role, validator cases first: one adapter process serves all roles.

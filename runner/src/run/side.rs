@@ -1,0 +1,108 @@
+//! One implementation behind the persistent protocol that outlives its faults: `diff` and
+//! `fuzz` ask it case after case, and a crash, hang or protocol error costs one answer, not
+//! the run (it is started again for the next case).
+
+use super::adapter::{Persistent, Talk, describe};
+use crate::exit;
+use asr_suite::protocol::{CaseRequest, Reply, STREAMS_BY_PATH, StreamAnswer};
+use asr_suite::render::escape_controls;
+
+/// What an adapter answered to a case.
+#[derive(Debug)]
+pub enum Answer {
+    /// Its answer for each stream.
+    Streams(Vec<StreamAnswer>),
+    /// It declined the case, with its reason.
+    Skipped(String),
+}
+
+/// An implementation, started again after a fault.
+pub struct Side {
+    argv: Vec<String>,
+    pub running: Option<Persistent>,
+    /// What it said when it started.
+    pub identity: Reply,
+}
+
+impl Side {
+    /// Starts the adapter; when it does not start, says why on stderr (with what it wrote
+    /// there) and returns the exit status for a harness failure.
+    pub fn start(argv: &[String], talk: Talk<'_>) -> Result<Side, u8> {
+        match Persistent::start(argv, talk) {
+            Ok((running, identity)) => Ok(Side {
+                argv: argv.to_vec(),
+                running: Some(running),
+                identity,
+            }),
+            Err((fault, stderr)) => {
+                eprintln!(
+                    "asr-ctk: `{}` did not start: {}",
+                    escape_controls(&argv.join(" ")),
+                    escape_controls(&fault.to_string())
+                );
+                if !stderr.trim().is_empty() {
+                    eprintln!(
+                        "asr-ctk: what it wrote to stderr:\n{}",
+                        escape_controls(stderr.trim_end())
+                    );
+                }
+                Err(exit::HARNESS)
+            }
+        }
+    }
+
+    /// It reads streams from their paths: requests carry no data.
+    pub fn by_path(&self) -> bool {
+        matches!(&self.identity, Reply::Started { capabilities, .. }
+            if capabilities.iter().any(|c| c == STREAMS_BY_PATH))
+    }
+
+    /// Its name and version, as it gave them, else its command.
+    pub fn name(&self) -> String {
+        match &self.identity {
+            Reply::Started { implementation, .. } => {
+                format!("{} {}", implementation.name, implementation.version)
+            }
+            _ => self.argv.join(" "),
+        }
+    }
+
+    /// Asks the adapter, restarting it first when a fault ended it.
+    pub fn ask(&mut self, request: &CaseRequest, talk: Talk<'_>) -> Result<Answer, String> {
+        if self.running.is_none() {
+            match Persistent::start(&self.argv, talk) {
+                Ok((running, _)) => self.running = Some(running),
+                Err((fault, _)) => return Err(format!("did not restart: {fault}")),
+            }
+        }
+        let Some(running) = self.running.as_mut() else {
+            return Err("no adapter".into());
+        };
+        let reply = running.ask(request, talk);
+        if reply.is_err() {
+            self.running = None;
+        }
+        match reply {
+            Ok(Reply::Answered { seq, streams }) if seq == request.seq => {
+                Ok(Answer::Streams(streams))
+            }
+            Ok(Reply::Answered { seq, .. } | Reply::Skipped { seq, .. }) if seq != request.seq => {
+                Err(format!(
+                    "protocol error: the answer echoes seq {seq}; the request's seq was {}",
+                    request.seq
+                ))
+            }
+            Ok(Reply::Skipped { reason, .. }) => Ok(Answer::Skipped(reason)),
+            Ok(Reply::Error { message, .. }) => Err(format!("error: {message}")),
+            Ok(other) => Err(format!("protocol error: answered {}", describe(&other))),
+            Err(fault) => Err(fault.to_string()),
+        }
+    }
+
+    /// Ends the adapter, if it runs.
+    pub fn stop(&mut self) {
+        if let Some(running) = self.running.take() {
+            running.stop();
+        }
+    }
+}
