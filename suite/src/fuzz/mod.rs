@@ -1,12 +1,14 @@
 //! The fuzzing harness's library: valid streams generated from arbitrary bytes
 //! ([`generator`]), one mutator per clause of every stream rule ([`mutate`]), the
 //! reference as the oracle of what an implementation should have
-//! answered ([`oracle`]), and streams shrunk on their model ([`shrink`]).
+//! answered ([`oracle`]), streams shrunk on their model ([`shrink`]), and the properties
+//! the fuzz targets check ([`targets`]).
 
 pub mod generator;
 pub mod mutate;
 pub mod oracle;
 pub mod shrink;
+pub mod targets;
 
 /// `len` bytes that depend only on `seed` (SplitMix64): the input of one iteration, so that
 /// the same seed gives the same streams on every machine.
