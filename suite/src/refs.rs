@@ -1,6 +1,8 @@
 //! References to records (`r40`, `messageId=msg_01`) and to sessions
 //! (`codex:019a...`, `t3-code:<namespace>:thread%3Ax#callId=c1`).
 
+use std::fmt::Write as _;
+
 /// A reference to a record (ASR-062, not in hand).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ref<'a> {
@@ -140,25 +142,32 @@ pub fn parse_session_ref(text: &str) -> Result<SessionRef<'_>, SessionRefError> 
 }
 
 /// The canonical session reference of a stream, from its header's agent name, optional
-/// namespace and session id. `:`, `%` and `#` in the id are percent-encoded (a raw `#`
-/// would start a record part).
+/// namespace and session id. What a reference cannot hold raw is percent-encoded, in upper
+/// case: `%`, `#` (it would start a record part) and control characters in both parts, and
+/// `:` in the session id (it would end the namespace).
 pub fn own_session_ref(agent: &str, namespace: Option<&str>, session_id: &str) -> String {
     let mut out = String::with_capacity(agent.len() + session_id.len() + 8);
     out.push_str(agent);
     out.push(':');
     if let Some(namespace) = namespace {
-        out.push_str(namespace);
+        escape_into(&mut out, namespace, false);
         out.push(':');
     }
-    for c in session_id.chars() {
-        match c {
-            ':' => out.push_str("%3A"),
-            '%' => out.push_str("%25"),
-            '#' => out.push_str("%23"),
-            c => out.push(c),
+    escape_into(&mut out, session_id, true);
+    out
+}
+
+fn escape_into(out: &mut String, text: &str, colon: bool) {
+    for c in text.chars() {
+        if c == '%' || c == '#' || c.is_control() || (colon && c == ':') {
+            let mut buf = [0u8; 4];
+            for byte in c.encode_utf8(&mut buf).bytes() {
+                let _ = write!(out, "%{byte:02X}");
+            }
+        } else {
+            out.push(c);
         }
     }
-    out
 }
 
 #[cfg(test)]
@@ -227,6 +236,29 @@ mod tests {
         assert_eq!(
             parse_session_ref("co dex:a"),
             Err(SessionRefError::BadCharacter)
+        );
+    }
+
+    #[test]
+    fn the_own_reference_escapes_what_a_reference_cannot_hold() {
+        for (namespace, id) in [
+            (Some("n#s"), "id"),
+            (Some("50%"), "id"),
+            (Some("tab\there"), "a\u{1}b"),
+            (None, "line\nbreak:%#\u{7f}"),
+        ] {
+            let written = own_session_ref("codex", namespace, id);
+            let parsed = parse_session_ref(&written).expect("a session reference");
+            assert_eq!(
+                (parsed.agent, parsed.fragment),
+                ("codex", None),
+                "{written}"
+            );
+            assert_eq!(parsed.canonical(), written);
+        }
+        assert_eq!(
+            own_session_ref("codex", Some("n#s"), "a:b"),
+            "codex:n%23s:a%3Ab"
         );
     }
 

@@ -167,10 +167,10 @@ fn streams_the_two_once_read_differently_are_agreed_on() {
         vec![m(1, ""), header(r#","lineage":{"root":true}"#), m(2, "")],
         vec![bom, m(1, "")],
         vec![
-            header(r#","namespace":"ns%3a""#),
+            header(r#","namespace":"n\u001f""#),
             m(
                 1,
-                r#","copiedFrom":{"session":"codex:ns%3A:s1","record":"r9","proof":"native_id"}"#,
+                r#","copiedFrom":{"session":"codex:n%1f:s1","record":"r9","proof":"native_id"}"#,
             ),
         ],
     ];
@@ -197,7 +197,7 @@ fn streams_the_two_once_read_differently_are_agreed_on() {
     let outcome = read(&streams[2]);
     assert_eq!(outcome.reading.session.root, reading::Tri::No);
     assert_eq!(outcome.reading.session.unresolved, ["codex:earlier"]);
-    // A namespace written with a lower-case escape names the same session.
+    // A namespace that holds a control character is named escaped, in either case of hex.
     let outcome = read(&streams[5]);
     assert!(outcome.reading.session.unresolved.is_empty());
 }
