@@ -58,6 +58,12 @@ pub struct Args {
     limits: LimitArgs,
 }
 
+/// Candidates tried when shrinking a disagreement.
+const SHRINK_BUDGET: usize = 400;
+
+/// Candidates tried when shrinking a fault (a crash, a hang, a protocol error).
+const FAULT_SHRINK_BUDGET: usize = 20;
+
 /// What one stream was, for the oracle.
 #[derive(Debug, Clone)]
 enum Subject {
@@ -126,20 +132,28 @@ pub fn run(args: &Args) -> Result<u8> {
             let tally = tallies.entry(key).or_default();
             tally.count += 1;
             if tally.written.len() < args.keep {
+                // A fault may be a hang: each candidate then costs a whole timeout, so a
+                // fault is shrunk with few candidates. An interrupt ends shrinking at once.
+                let budget = if disagreement.kind == Kind::Fault {
+                    FAULT_SHRINK_BUDGET
+                } else {
+                    SHRINK_BUDGET
+                };
                 let small = shrink::shrink(
                     &stream,
                     |candidate| {
-                        still_disagrees(
-                            &mut target,
-                            candidate,
-                            &subject,
-                            role,
-                            &disagreement,
-                            &stream_path,
-                            talk,
-                        )
+                        !supervise::interrupted()
+                            && still_disagrees(
+                                &mut target,
+                                candidate,
+                                &subject,
+                                role,
+                                &disagreement,
+                                &stream_path,
+                                talk,
+                            )
                     },
-                    400,
+                    budget,
                 );
                 let path = write_case(
                     &args.out,

@@ -151,3 +151,38 @@ fn each_wrong_reader_is_found_under_the_rule_it_breaks() {
         );
     }
 }
+
+/// An implementation that hangs on every stream is a fault, not a hung run: each answer is
+/// waited for once, the fault is shrunk with few candidates, and the run ends.
+#[test]
+fn an_adapter_that_hangs_is_a_fault_and_the_run_ends() {
+    let out = scratch("fuzz-hangs");
+    let adapter = format!(
+        "python3 {}",
+        crate::helpers::adapters()
+            .join("hangs_on_one_case.py")
+            .display()
+    );
+    let started = std::time::Instant::now();
+    let output = crate::helpers::Kit::new(&[
+        "fuzz",
+        "--adapter",
+        &adapter,
+        "--iterations",
+        "3",
+        "--timeout",
+        "0.3",
+        "--out",
+        &out.to_string_lossy(),
+    ])
+    .envs(&[("FAULT_CASE", "fuzz")])
+    .limit(std::time::Duration::from_secs(100))
+    .output();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    // Each stream is a fault, filed under the rule it tests (a broken one) or under none.
+    assert!(text.contains("(no rule): fault, "), "{text}");
+    assert!(text.contains("timeout"), "{text}");
+    // Three waits, and at most 20 shrinking candidates for each fault written.
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+}
