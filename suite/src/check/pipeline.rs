@@ -55,8 +55,17 @@ pub(crate) fn check<R: BufRead>(
         return Ok(());
     };
     if first.last_of_stream || workers < 2 {
+        // On the calling thread the whole record is used where it was parsed: no copy.
         for line in first.lines {
-            checker.apply(prepare(line, max_line, checker.schemas));
+            let prepared = match line {
+                Owned::Text {
+                    number,
+                    bytes,
+                    newline,
+                } => Prepared::text(number, &bytes, newline, checker.schemas),
+                Owned::TooLong { number, len } => Prepared::too_long(number, len, max_line),
+            };
+            checker.apply(prepared);
         }
         while let Some(line) = lines.next_line()? {
             checker.line(&line);
