@@ -274,8 +274,9 @@ impl Checker {
         self.apply(prepared);
     }
 
-    /// Takes what was found of one line on its own, and checks it against the stream.
-    fn apply(&mut self, prepared: Prepared) {
+    /// Takes what was found of one line on its own, and checks it against the stream; gives
+    /// back the record, for the thread that made it to free.
+    fn apply(&mut self, prepared: Prepared) -> Option<Map<String, Value>> {
         self.lines_seen += 1;
         let place = Place {
             line: prepared.number,
@@ -310,8 +311,11 @@ impl Checker {
                 let place = at.unwrap_or_else(|| place.clone());
                 self.emit(&place, finding);
             }
+            self.sink.end_line();
+            return Some(object);
         }
         self.sink.end_line();
+        None
     }
 
     /// Ends the stream: resolves what waited for later records and returns the report.
@@ -390,7 +394,7 @@ impl Prepared {
     /// The same, its record cut down to what the checks across records read.
     fn essentials(mut self) -> Self {
         if let Some((object, _)) = &mut self.record {
-            *object = crate::model::essentials(object);
+            crate::model::keep_essentials(object);
         }
         self
     }

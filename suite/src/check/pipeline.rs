@@ -11,9 +11,10 @@
 use super::{Checker, Prepared};
 use crate::lines::{Line, LineReader};
 use crate::schema::Schemas;
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::io::{self, BufRead};
-use std::sync::mpsc::{Receiver, sync_channel};
+use std::sync::mpsc::{Receiver, Sender, channel, sync_channel};
 use std::sync::{Condvar, Mutex};
 
 /// The text of a batch, at most (one longer line is a batch of its own).
@@ -22,11 +23,11 @@ pub(crate) const BATCH_BYTES: usize = 256 << 10;
 /// Batches a worker may be ahead of the stream, at most.
 const IN_FLIGHT: usize = 3;
 
-/// A line owned, to be sent to a worker.
+/// A line of a batch, its text in the batch's buffer.
 enum Owned {
     Text {
         number: usize,
-        bytes: Vec<u8>,
+        text: std::ops::Range<usize>,
         newline: bool,
     },
     TooLong {
@@ -51,7 +52,8 @@ pub(crate) fn check<R: BufRead>(
     workers: usize,
 ) -> io::Result<()> {
     let max_line = checker.sink.options().max_line_bytes;
-    let Some(first) = read_batch(&mut lines)? else {
+    let spare = Mutex::new(Vec::new());
+    let Some(first) = read_batch(&mut lines, &spare)? else {
         return Ok(());
     };
     if first.last_of_stream || workers < 2 {
@@ -60,9 +62,9 @@ pub(crate) fn check<R: BufRead>(
             let prepared = match line {
                 Owned::Text {
                     number,
-                    bytes,
+                    text,
                     newline,
-                } => Prepared::text(number, &bytes, newline, checker.schemas),
+                } => Prepared::text(number, &first.text[text], newline, checker.schemas),
                 Owned::TooLong { number, len } => Prepared::too_long(number, len, max_line),
             };
             checker.apply(prepared);
@@ -78,26 +80,41 @@ pub(crate) fn check<R: BufRead>(
         moved: Condvar::new(),
     };
     let limit = IN_FLIGHT * workers;
-    let (to_workers, work) = sync_channel::<(usize, Vec<Owned>)>(workers);
+    let (to_workers, work) = sync_channel::<(usize, Batch)>(workers);
     let work = Mutex::new(work);
-    let (to_checker, done) = sync_channel::<(usize, Vec<Prepared>)>(limit);
+    let (to_checker, done) = sync_channel::<Checked>(limit);
+    let (graves, grave_rx): (Vec<_>, Vec<_>) = (0..workers).map(|_| channel()).unzip();
     std::thread::scope(|scope| {
         // Owned here, so that returning ends the workers' wait for work.
         let to_workers = to_workers;
-        for _ in 0..workers {
+        for (worker, grave) in grave_rx.into_iter().enumerate() {
             let to_checker = to_checker.clone();
-            let (work, taken) = (&work, &taken);
+            let (work, taken, spare) = (&work, &taken, &spare);
             scope.spawn(move || {
                 loop {
+                    // Records this worker parsed and the stream is done with.
+                    while let Ok(records) = grave.try_recv() {
+                        drop(records);
+                    }
                     let job = lock(work).recv();
                     let Ok((index, batch)) = job else { return };
                     let prepared = guarded(taken, || {
-                        batch
+                        let prepared = batch
+                            .lines
                             .into_iter()
-                            .map(|line| prepare(line, max_line, schemas))
-                            .collect()
+                            .map(|line| prepare(line, &batch.text, max_line, schemas))
+                            .collect();
+                        if batch.text.capacity() <= 2 * BATCH_BYTES {
+                            lock(spare).push(batch.text);
+                        }
+                        prepared
                     });
-                    if to_checker.send((index, prepared)).is_err() {
+                    let batch_done = Checked {
+                        index,
+                        worker,
+                        prepared,
+                    };
+                    if to_checker.send(batch_done).is_err() {
                         return;
                     }
                 }
@@ -105,12 +122,12 @@ pub(crate) fn check<R: BufRead>(
         }
         drop(to_checker);
         let taken = &taken;
-        scope.spawn(move || guarded(taken, || take_in_order(&done, checker, taken)));
+        scope.spawn(move || guarded(taken, || take_in_order(&done, checker, taken, &graves)));
         let mut batch = first;
         let mut index = 0;
         loop {
             let last = batch.last_of_stream;
-            if to_workers.send((index, batch.lines)).is_err() || last {
+            if to_workers.send((index, batch)).is_err() || last {
                 return Ok(());
             }
             index += 1;
@@ -126,7 +143,7 @@ pub(crate) fn check<R: BufRead>(
                     return Ok(());
                 }
             }
-            batch = match read_batch(&mut lines)? {
+            batch = match read_batch(&mut lines, &spare)? {
                 Some(batch) => batch,
                 None => return Ok(()),
             };
@@ -157,15 +174,25 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Takes the batches as they come and applies them in stream order.
-fn take_in_order(done: &Receiver<(usize, Vec<Prepared>)>, checker: &mut Checker, taken: &Taken) {
-    let mut waiting: BTreeMap<usize, Vec<Prepared>> = BTreeMap::new();
+fn take_in_order(
+    done: &Receiver<Checked>,
+    checker: &mut Checker,
+    taken: &Taken,
+    graves: &[Sender<Vec<Map<String, Value>>>],
+) {
+    let mut waiting: BTreeMap<usize, Checked> = BTreeMap::new();
     let mut next = 0;
-    for (index, batch) in done {
-        waiting.insert(index, batch);
+    for checked in done {
+        waiting.insert(checked.index, checked);
         while let Some(batch) = waiting.remove(&next) {
-            for prepared in batch {
-                checker.apply(prepared);
-            }
+            let records: Vec<_> = batch
+                .prepared
+                .into_iter()
+                .filter_map(|prepared| checker.apply(prepared))
+                .collect();
+            // Freed by the thread that allocated them: with most allocators a free from
+            // another thread contends with that thread's own allocations.
+            graves[batch.worker].send(records).ok();
             next += 1;
             let mut count = lock(&taken.count);
             if *count != ABANDONED {
@@ -179,55 +206,68 @@ fn take_in_order(done: &Receiver<(usize, Vec<Prepared>)>, checker: &mut Checker,
 /// What a line yields on its own, computed on a worker. Only the members the checks across
 /// records read are passed on: the rest of the record is freed here, by the thread that
 /// allocated it, which is what keeps the allocator from serializing the threads.
-fn prepare(line: Owned, max_line: usize, schemas: &Schemas) -> Prepared {
+fn prepare(line: Owned, text: &[u8], max_line: usize, schemas: &Schemas) -> Prepared {
     match line {
         Owned::Text {
             number,
-            bytes,
+            text: range,
             newline,
-        } => Prepared::text(number, &bytes, newline, schemas).essentials(),
+        } => Prepared::text(number, &text[range], newline, schemas).essentials(),
         Owned::TooLong { number, len } => Prepared::too_long(number, len, max_line),
     }
 }
 
+/// Lines read together, their text in one buffer: one allocation a batch, not one a line,
+/// each freed by the thread that checks the batch.
+/// A batch checked line by line, by one worker.
+struct Checked {
+    index: usize,
+    worker: usize,
+    prepared: Vec<Prepared>,
+}
+
 struct Batch {
+    text: Vec<u8>,
     lines: Vec<Owned>,
     /// The stream ended with this batch.
     last_of_stream: bool,
 }
 
 /// The next lines, up to [`BATCH_BYTES`] of text; `None` at the end of the stream.
-fn read_batch<R: BufRead>(lines: &mut LineReader<R>) -> io::Result<Option<Batch>> {
-    let mut batch = Vec::new();
-    let mut bytes = 0;
-    while bytes < BATCH_BYTES {
+fn read_batch<R: BufRead>(
+    lines: &mut LineReader<R>,
+    spare: &Mutex<Vec<Vec<u8>>>,
+) -> io::Result<Option<Batch>> {
+    let mut text = lock(spare)
+        .pop()
+        .unwrap_or_else(|| Vec::with_capacity(BATCH_BYTES + BATCH_BYTES / 4));
+    text.clear();
+    let mut batch = Batch {
+        text,
+        lines: Vec::new(),
+        last_of_stream: false,
+    };
+    while batch.text.len() + batch.lines.len() < BATCH_BYTES {
         let Some(line) = lines.next_line()? else {
-            return Ok((!batch.is_empty()).then_some(Batch {
-                lines: batch,
-                last_of_stream: true,
-            }));
+            batch.last_of_stream = true;
+            return Ok((!batch.lines.is_empty()).then_some(batch));
         };
-        batch.push(match line {
+        batch.lines.push(match line {
             Line::Text {
                 number,
-                bytes: text,
+                bytes,
                 newline,
             } => {
-                bytes += text.len() + 1;
+                let start = batch.text.len();
+                batch.text.extend_from_slice(bytes);
                 Owned::Text {
                     number,
-                    bytes: text.to_vec(),
+                    text: start..batch.text.len(),
                     newline,
                 }
             }
-            Line::TooLong { number, len, .. } => {
-                bytes += 1;
-                Owned::TooLong { number, len }
-            }
+            Line::TooLong { number, len, .. } => Owned::TooLong { number, len },
         });
     }
-    Ok(Some(Batch {
-        lines: batch,
-        last_of_stream: false,
-    }))
+    Ok(Some(batch))
 }

@@ -66,16 +66,12 @@ pub const VIEW_MEMBERS: [&str; 16] = [
     "conversations",
 ];
 
-/// The members of `object` that the view reads, and nothing else: what a record's checks
-/// across records see of it is the same, and its text is left behind.
-pub fn essentials(object: &Map<String, Value>) -> Map<String, Value> {
-    object
-        .iter()
-        .filter(|(key, _)| {
-            VIEW_MEMBERS.contains(&key.as_str()) || NATIVE_KEYS.contains(&key.as_str())
-        })
-        .map(|(key, value)| (key.clone(), value.clone()))
-        .collect()
+/// Keeps in `object` the members that the view reads, and drops the rest: what a record's
+/// checks across records see of it is the same, and its text is freed.
+pub fn keep_essentials(object: &mut Map<String, Value>) {
+    object.retain(|key, _| {
+        VIEW_MEMBERS.contains(&key.as_str()) || NATIVE_KEYS.contains(&key.as_str())
+    });
 }
 
 /// One record, typed: the members every check and every reading share.
