@@ -5,6 +5,7 @@
 
 use crate::diagnostic::Severity;
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
@@ -87,6 +88,79 @@ pub struct ValueSet {
     /// The kit's decision, and why, where the text does not say whether the set is open.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+}
+
+impl ValueSet {
+    /// The values `record` gives the member, in the notation of [`ValueSet::member`]: for
+    /// a `{}` path, the member names of the object it reaches; for `part(T)`, every part of
+    /// type T (any type for `*`) in the record's part arrays (`content`, `displayContent`).
+    ///
+    /// ```
+    /// use asr_suite::catalog::Catalog;
+    ///
+    /// let record = serde_json::json!({"type": "plan", "entries": [
+    ///     {"status": "pending"}, {"status": "x-acme-held"}]});
+    /// let set = Catalog::embedded().value_sets().iter()
+    ///     .find(|s| s.member == "plan.entries[].status").expect("in the catalog");
+    /// assert_eq!(set.values_in(record.as_object().expect("an object")), ["pending", "x-acme-held"]);
+    /// ```
+    pub fn values_in<'v>(&self, record: &'v Map<String, Value>) -> Vec<&'v str> {
+        let (head, path) = self.member.split_once('.').unwrap_or((&self.member, ""));
+        let steps: Vec<&str> = path.split('.').collect();
+        let objects: Vec<&Map<String, Value>> = if let Some(part_type) =
+            head.strip_prefix("part(").and_then(|h| h.strip_suffix(')'))
+        {
+            ["content", "displayContent"]
+                .iter()
+                .filter_map(|array| record.get(*array).and_then(Value::as_array))
+                .flatten()
+                .filter_map(Value::as_object)
+                .filter(|part| {
+                    part_type == "*" || part.get("type").and_then(Value::as_str) == Some(part_type)
+                })
+                .collect()
+        } else if head == "*" || record.get("type").and_then(Value::as_str) == Some(head) {
+            vec![record]
+        } else {
+            Vec::new()
+        };
+        follow(objects, &steps)
+    }
+}
+
+/// The values the path `steps` reaches from each of `objects`.
+fn follow<'v>(objects: Vec<&'v Map<String, Value>>, steps: &[&str]) -> Vec<&'v str> {
+    let Some((step, rest)) = steps.split_first() else {
+        return Vec::new();
+    };
+    let (name, suffix) = match (step.strip_suffix("[]"), step.strip_suffix("{}")) {
+        (Some(name), _) => (name, "[]"),
+        (_, Some(name)) => (name, "{}"),
+        _ => (*step, ""),
+    };
+    let reached = objects
+        .into_iter()
+        .flat_map(|object| object.iter())
+        .filter(|(member, _)| name == "*" || *member == name)
+        .map(|(_, value)| value);
+    let values: Vec<&Value> = match suffix {
+        "{}" => {
+            return reached
+                .filter_map(Value::as_object)
+                .flat_map(|object| object.keys().map(String::as_str))
+                .collect();
+        }
+        "[]" => reached.filter_map(Value::as_array).flatten().collect(),
+        _ => reached.collect(),
+    };
+    if rest.is_empty() {
+        values.into_iter().filter_map(Value::as_str).collect()
+    } else {
+        follow(
+            values.into_iter().filter_map(Value::as_object).collect(),
+            rest,
+        )
+    }
 }
 
 /// A rule cited by the text in hand whose own text is not in hand.

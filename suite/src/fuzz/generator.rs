@@ -16,6 +16,7 @@
 //! assert!(report.valid(), "{:?}", report.diagnostics);
 //! ```
 
+use crate::catalog::{Catalog, ValueSet};
 use arbitrary::{Arbitrary, Result, Unstructured};
 use serde_json::{Map, Value, json};
 
@@ -90,39 +91,17 @@ const AGENTS: &[&str] = &[
     "cline",
 ];
 const VENDOR_AGENTS: &[&str] = &["x-acme-agent", "acme.ai/coder", "ñandú"];
-const ROLES: &[&str] = &["user", "assistant", "system", "tool"];
-const AUTHORS: &[&str] = &["human", "model", "harness", "tool"];
-const ORIGINS: &[&str] = &["prompt", "response", "tool_output", "injected"];
-const PHASES: &[&str] = &["commentary", "final", "analysis"];
-const AUDIENCES: &[&str] = &["model", "user", "both", "unknown"];
-const STATUSES: &[&str] = &["complete", "interrupted", "error", "partial", "withdrawn"];
-const VISIBILITIES: &[&str] = &["full", "summary", "encrypted", "redacted", "omitted"];
-const PLAN_TYPES: &[&str] = &["items", "document", "goal"];
-const ENTRY_STATUSES: &[&str] = &["pending", "in_progress", "completed"];
-const DELIVERY_STATUSES: &[&str] = &[
-    "queued",
-    "sent",
-    "delivered",
-    "failed",
-    "suppressed",
-    "unknown",
-];
-const SUBAGENT_STATUSES: &[&str] = &["running", "completed", "failed", "cancelled"];
-const EVIDENCE: &[&str] = &["native_field", "native_structure", "converter_inference"];
-const REASONS: &[&str] = &[
-    "compaction",
-    "reset",
-    "resume",
-    "daily",
-    "idle",
-    "rollover",
-    "rewind",
-    "switch",
-    "recovery",
-    "other",
-];
-const PROOFS: &[&str] = &["native_id", "native_field", "prefix_contract"];
 const MEDIA_TYPES: &[&str] = &["image/png", "image/jpeg", "audio/wav", "audio/mpeg"];
+
+/// The catalog's value set of `member`; the generator names only sets the catalog has (a
+/// test generates every one).
+fn value_set(member: &str) -> &'static ValueSet {
+    Catalog::embedded()
+        .value_sets()
+        .iter()
+        .find(|set| set.member == member)
+        .unwrap_or_else(|| panic!("the catalog has no value set `{member}`"))
+}
 
 /// Generates one valid stream.
 pub fn stream(u: &mut Unstructured<'_>, config: &Config) -> Result<Stream> {
@@ -200,6 +179,11 @@ impl<'u, 'a> Builder<'u, 'a> {
         self.u.int_in_range(0..=max)
     }
 
+    /// Whether to leave out, now and then, a member that a capture state may stand for.
+    fn sparse_now(&mut self) -> Result<bool> {
+        Ok(self.config.sparse && self.u.ratio(1, 12)?)
+    }
+
     /// Whether to write an optional member.
     fn maybe(&mut self) -> Result<bool> {
         if self.config.sparse {
@@ -209,12 +193,48 @@ impl<'u, 'a> Builder<'u, 'a> {
         }
     }
 
-    /// A value of a set the spec lists, or, when the set is open, a vendor's.
-    fn open_value(&mut self, listed: &[&str]) -> Result<String> {
-        if self.config.vendor_values && self.u.ratio(1, 5)? {
+    /// A value of the catalog's value set of `member`: one the spec lists or, when the set is
+    /// open, now and then a vendor's. The sets and their values are the catalog's (taken from
+    /// the spec text), so a value the catalog adds is generated without a change here.
+    fn value_of(&mut self, member: &str) -> Result<String> {
+        let set = value_set(member);
+        if set.open && self.config.vendor_values && self.u.ratio(1, 5)? {
             return self.vendor_value();
         }
-        Ok((*self.u.choose(listed)?).to_owned())
+        Ok(self.u.choose(&set.values)?.clone())
+    }
+
+    /// A listed value of `member`'s set among `allowed` (where the stream so far allows only
+    /// some of them).
+    fn listed_among(&mut self, member: &str, allowed: &[&str]) -> Result<String> {
+        let set = value_set(member);
+        let values: Vec<&String> = set
+            .values
+            .iter()
+            .filter(|v| allowed.contains(&v.as_str()))
+            .collect();
+        Ok((*self.u.choose(&values)?).clone())
+    }
+
+    /// A capture state for `field` of `record` (the record says how much of it it holds).
+    fn capture(&mut self, record: &mut Map<String, Value>, field: &str) -> Result<()> {
+        let state = self.value_of("*.capture.*.state")?;
+        let capture = record
+            .entry("capture")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(capture) = capture {
+            capture.insert(field.to_owned(), json!({ "state": state }));
+        }
+        Ok(())
+    }
+
+    /// Now and then a capture state for a field the spec does not list (`kind.capture{}` is open).
+    fn vendor_capture(&mut self, record: &mut Map<String, Value>) -> Result<()> {
+        if self.config.vendor_values && self.u.ratio(1, 12)? {
+            let field = self.vendor_value()?;
+            self.capture(record, &field)?;
+        }
+        Ok(())
     }
 
     fn vendor_value(&mut self) -> Result<String> {
@@ -314,6 +334,12 @@ impl<'u, 'a> Builder<'u, 'a> {
         if self.config.copies && self.u.ratio(1, 8)? {
             self.mirror = true;
             h.insert("authority".into(), "mirror".into());
+        } else if self.config.vendor_values && self.u.ratio(1, 10)? {
+            // An authority the text in hand does not name (the set is open).
+            h.insert("authority".into(), self.vendor_value()?.into());
+        }
+        if self.maybe()? {
+            h.insert("scope".into(), self.value_of("session.scope")?.into());
         }
         let lineage = self.lineage(true)?;
         if !lineage.is_empty() {
@@ -337,7 +363,7 @@ impl<'u, 'a> Builder<'u, 'a> {
         let mut lineage = Map::new();
         if self.mirror && header {
             let session = self.other_session()?;
-            let evidence = *self.u.choose(EVIDENCE)?;
+            let evidence = self.value_of("session.lineage.executedBy[].evidence")?;
             lineage.insert(
                 "executedBy".into(),
                 json!([{"session": session, "evidence": evidence}]),
@@ -352,8 +378,10 @@ impl<'u, 'a> Builder<'u, 'a> {
             lineage.insert("root".into(), true.into());
             self.root = true;
             if self.u.ratio(1, 2)? {
-                let mode = *self.u.choose(&["none", "unknown"])?;
-                let evidence = *self.u.choose(EVIDENCE)?;
+                // A root inherits from no ancestor.
+                let mode =
+                    self.listed_among("session.lineage.inherits.mode", &["none", "unknown"])?;
+                let evidence = self.value_of("session.lineage.*.evidence")?;
                 lineage.insert(
                     "inherits".into(),
                     json!({"mode": mode, "evidence": evidence}),
@@ -365,7 +393,7 @@ impl<'u, 'a> Builder<'u, 'a> {
             return Ok(lineage);
         }
         let parent = self.other_session()?;
-        let evidence = (*self.u.choose(EVIDENCE)?).to_owned();
+        let evidence = self.value_of("session.lineage.*.evidence")?;
         let mut names_parent = true;
         match self.u.int_in_range(0..=4)? {
             0 => {
@@ -385,7 +413,7 @@ impl<'u, 'a> Builder<'u, 'a> {
                 lineage.insert("forkedFrom".into(), facet);
             }
             2 => {
-                let reason = self.open_value(REASONS)?;
+                let reason = self.value_of("session.lineage.continues.reason")?;
                 lineage.insert(
                     "continues".into(),
                     json!({"session": parent, "evidence": evidence, "reason": reason}),
@@ -400,9 +428,11 @@ impl<'u, 'a> Builder<'u, 'a> {
             _ => names_parent = false,
         }
         if self.u.ratio(1, 2)? {
-            let mode = *self
-                .u
-                .choose(&["copied", "referenced", "rendered", "none"])?;
+            // `unknown` would leave the parent's facets without an inheritance to check.
+            let mode = self.listed_among(
+                "session.lineage.inherits.mode",
+                &["copied", "referenced", "rendered", "none"],
+            )?;
             let mut inherits = json!({"mode": mode, "evidence": evidence});
             if mode != "none" {
                 names_parent = true;
@@ -432,6 +462,7 @@ impl<'u, 'a> Builder<'u, 'a> {
             7 => self.declaration(),
             8 | 9 => self.tool_traffic(),
             10 if self.config.unknown_types => self.unknown_record(),
+            11 if self.u.ratio(1, 3)? => self.input_request(),
             _ => self.message(),
         }
     }
@@ -462,28 +493,38 @@ impl<'u, 'a> Builder<'u, 'a> {
             m.insert("origin".into(), "notice".into());
             m.insert("audience".into(), "user".into());
         } else {
-            let role = self.open_value(ROLES)?;
-            m.insert("role".into(), role.into());
-            if self.maybe()? {
-                let author = self.open_value(AUTHORS)?;
-                m.insert("author".into(), author.into());
+            if self.sparse_now()? {
+                // The source did not say under which role: a capture state says so.
+                self.capture(&mut m, "role")?;
+            } else {
+                let role = self.value_of("message.role")?;
+                m.insert("role".into(), role.into());
             }
-            if self.maybe()? {
-                let origin = self.open_value(ORIGINS)?;
-                m.insert("origin".into(), origin.into());
+            for member in ["author", "origin", "audience"] {
+                if self.maybe()? {
+                    let value = self.value_of(&format!("message.{member}"))?;
+                    m.insert(member.into(), value.into());
+                }
             }
-            if self.maybe()? {
-                let audience = *self.u.choose(AUDIENCES)?;
-                m.insert("audience".into(), audience.into());
+            if m.get("origin").and_then(Value::as_str) == Some("notice") {
+                // A stored harness notice comes from the harness, for the user (ASR-205).
+                m.insert("author".into(), "harness".into());
+                m.insert("audience".into(), "user".into());
             }
         }
-        if self.maybe()? {
-            let phase = self.open_value(PHASES)?;
-            m.insert("phase".into(), phase.into());
+        for member in ["phase", "status", "via"] {
+            if self.maybe()? {
+                let value = self.value_of(&format!("message.{member}"))?;
+                m.insert(member.into(), value.into());
+            }
         }
-        if self.maybe()? {
-            let status = self.open_value(STATUSES)?;
-            m.insert("status".into(), status.into());
+        if self.u.ratio(1, 6)? {
+            m.insert("from".into(), json!({"participant": "alice"}));
+            let mut recipient = json!({"actor": {"address": "agents/reviewer"}});
+            if self.maybe()? {
+                recipient["kind"] = self.value_of("message.recipients[].kind")?.into();
+            }
+            m.insert("recipients".into(), json!([recipient]));
         }
         if !self.conversations.is_empty() && self.maybe()? {
             let conversation = self.u.choose(&self.conversations)?.clone();
@@ -497,21 +538,21 @@ impl<'u, 'a> Builder<'u, 'a> {
         }
         let content = self.parts()?;
         if content.is_empty() {
-            m.insert(
-                "capture".into(),
-                json!({"content": {"state": "not_captured"}}),
-            );
+            self.capture(&mut m, "content")?;
         }
         if self.u.ratio(1, 8)? {
             let display = self.parts()?;
-            if !display.is_empty() {
+            if display.is_empty() {
+                self.capture(&mut m, "displayContent")?;
+            } else {
                 m.insert("displayContent".into(), display.into());
                 if self.u.ratio(1, 2)? {
-                    let correspondence = *self.u.choose(&["same", "summary", "rendered"])?;
+                    let correspondence = self.value_of("message.displayCorrespondence")?;
                     m.insert("displayCorrespondence".into(), correspondence.into());
                 }
             }
         }
+        self.vendor_capture(&mut m)?;
         m.insert("content".into(), content.into());
         self.copied_from(&mut m)?;
         if self.u.ratio(1, 10)? {
@@ -548,7 +589,7 @@ impl<'u, 'a> Builder<'u, 'a> {
         if !self.config.copies || !self.u.ratio(1, 8)? {
             return Ok(());
         }
-        let proof = *self.u.choose(PROOFS)?;
+        let proof = self.value_of("*.copiedFrom.proof")?;
         let earlier = self.messages.last().map(|(id, _)| id.clone());
         let copied = match earlier {
             // A local original, named with or without the stream's own session.
@@ -577,24 +618,16 @@ impl<'u, 'a> Builder<'u, 'a> {
         let mut parts = Vec::with_capacity(count);
         for index in 0..count {
             let mut part = self.part()?;
-            if self.u.ratio(1, 6)? {
-                let author = self.open_value(AUTHORS)?;
-                part.insert("author".into(), author.into());
-            }
-            if self.u.ratio(1, 8)? {
-                let origin = self.open_value(ORIGINS)?;
-                part.insert("origin".into(), origin.into());
-            }
-            if self.u.ratio(1, 8)? {
-                let phase = self.open_value(PHASES)?;
-                part.insert("phase".into(), phase.into());
+            for member in ["author", "origin", "phase"] {
+                if self.u.ratio(1, 7)? {
+                    let value = self.value_of(&format!("part(*).{member}"))?;
+                    part.insert(member.into(), value.into());
+                }
             }
             if index > 0 && self.u.ratio(1, 8)? {
                 let from = self.u.int_in_range(0..=index - 1)?;
-                part.insert(
-                    "derivation".into(),
-                    json!({"method": "transcription", "from": from}),
-                );
+                let method = self.value_of("part(*).derivation.method")?;
+                part.insert("derivation".into(), json!({"method": method, "from": from}));
             }
             parts.push(Value::Object(part));
         }
@@ -606,7 +639,7 @@ impl<'u, 'a> Builder<'u, 'a> {
         let part = match self.u.int_in_range(0..=9)? {
             0 | 1 => json!({"type": "text", "text": text}),
             2 => {
-                let visibility = self.open_value(VISIBILITIES)?;
+                let visibility = self.value_of("part(reasoning).visibility")?;
                 match visibility.as_str() {
                     "summary" => {
                         json!({"type": "reasoning", "visibility": "summary", "summary": [text], "signature": "SIG"})
@@ -683,15 +716,18 @@ impl<'u, 'a> Builder<'u, 'a> {
             plan_id
         };
         p.insert("planId".into(), plan_id.into());
-        let plan_type = *self.u.choose(PLAN_TYPES)?;
-        p.insert("planType".into(), plan_type.into());
+        let plan_type = self.value_of("plan.planType")?;
+        p.insert("planType".into(), plan_type.clone().into());
         if plan_type == "items" {
             let count = self.bounded(4)?;
             let mut entries = Vec::new();
             for n in 0..count {
-                let status = self.open_value(ENTRY_STATUSES)?;
+                let status = self.value_of("plan.entries[].status")?;
                 let content = self.text()?;
                 let mut entry = json!({"content": content, "status": status});
+                if self.maybe()? {
+                    entry["priority"] = self.value_of("plan.entries[].priority")?.into();
+                }
                 if self.maybe()? {
                     entry["entryId"] = format!("e{n}").into();
                     if n > 0 && self.u.ratio(1, 3)? {
@@ -717,20 +753,19 @@ impl<'u, 'a> Builder<'u, 'a> {
             }
             p.insert("entries".into(), entries.into());
         } else {
+            // A document or goal plan, or one of a vendor's type, which the spec leaves open.
             let content = self.parts()?;
             if content.is_empty() {
-                p.insert(
-                    "capture".into(),
-                    json!({"content": {"state": "not_captured"}}),
-                );
+                self.capture(&mut p, "content")?;
             } else {
                 p.insert("content".into(), content.into());
             }
         }
         if self.maybe()? {
-            let status = self.open_value(&["active", "completed", "abandoned"])?;
+            let status = self.value_of("plan.status")?;
             p.insert("status".into(), status.into());
         }
+        self.vendor_capture(&mut p)?;
         self.push(p);
         Ok(())
     }
@@ -755,7 +790,7 @@ impl<'u, 'a> Builder<'u, 'a> {
             };
             d.insert("message".into(), target.into());
         }
-        let status = self.open_value(DELIVERY_STATUSES)?;
+        let status = self.value_of("delivery.status")?;
         d.insert("status".into(), status.into());
         if !self.conversations.is_empty() && self.maybe()? {
             let conversation = self.u.choose(&self.conversations)?.clone();
@@ -769,6 +804,17 @@ impl<'u, 'a> Builder<'u, 'a> {
     }
 
     fn subagent(&mut self) -> Result<()> {
+        if self.sparse_now()? {
+            // The source did not name the child: a capture state says so, and with no child
+            // named, no later record revises this delegation.
+            let mut s = self.base("subagent");
+            s.insert("callId".into(), format!("call_{}", self.seq).into());
+            self.capture(&mut s, "childSession")?;
+            let status = self.value_of("subagent.status")?;
+            s.insert("status".into(), status.into());
+            self.push(s);
+            return Ok(());
+        }
         let revise = !self.delegations.is_empty() && self.u.ratio(1, 2)?;
         let mut s = self.base("subagent");
         let id = format!("r{}", self.seq);
@@ -787,8 +833,9 @@ impl<'u, 'a> Builder<'u, 'a> {
         };
         s.insert("childSession".into(), child.into());
         s.insert("callId".into(), call.into());
-        let status = self.open_value(SUBAGENT_STATUSES)?;
+        let status = self.value_of("subagent.status")?;
         s.insert("status".into(), status.into());
+        self.vendor_capture(&mut s)?;
         if self.maybe()? {
             s.insert("async".into(), self.u.arbitrary::<bool>()?.into());
         }
@@ -836,6 +883,20 @@ impl<'u, 'a> Builder<'u, 'a> {
         let content = self.parts()?;
         result.insert("content".into(), content.into());
         self.push(result);
+        Ok(())
+    }
+
+    /// A question to the user: a record type of its own, whose members the text in hand
+    /// does not define.
+    fn input_request(&mut self) -> Result<()> {
+        let mut r = self.base("input_request");
+        r.insert("callId".into(), format!("toolu_{}", self.seq).into());
+        let question = self.text()?;
+        r.insert(
+            "questions".into(),
+            json!([{"question": question, "options": ["yes", "no"]}]),
+        );
+        self.push(r);
         Ok(())
     }
 
@@ -980,5 +1041,77 @@ mod reach {
                 "{kind} never generated: {kinds:?}"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod value_sets {
+    use super::tests::bytes;
+    use super::*;
+    use std::collections::{BTreeMap, BTreeSet};
+
+    /// What is wrong with how the generator fills the catalog's value sets over `streams`
+    /// streams of `config`: a listed value never generated, an open set never given a value
+    /// the spec does not list, a closed set given one (the stream would be invalid).
+    fn reach_problems(config: &Config, streams: u64) -> Vec<String> {
+        let sets = Catalog::embedded().value_sets();
+        let mut seen: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+        for n in 0..streams {
+            let data = bytes(n, 16384);
+            let generated = stream(&mut Unstructured::new(&data), config).expect("a stream");
+            for record in &generated.records {
+                for set in sets {
+                    let values = set.values_in(record);
+                    let entry = seen.entry(set.member.as_str()).or_default();
+                    entry.extend(values.into_iter().map(str::to_owned));
+                }
+            }
+        }
+        let mut problems = Vec::new();
+        for set in sets {
+            let seen = &seen[set.member.as_str()];
+            let missing: Vec<&String> = set.values.iter().filter(|v| !seen.contains(*v)).collect();
+            if !missing.is_empty() {
+                problems.push(format!(
+                    "{}: listed values never generated: {missing:?}",
+                    set.member
+                ));
+            }
+            let vendor: Vec<&String> = seen.iter().filter(|v| !set.values.contains(v)).collect();
+            if set.open && vendor.is_empty() {
+                problems.push(format!(
+                    "{}: open, and no vendor value generated",
+                    set.member
+                ));
+            } else if !set.open && !vendor.is_empty() {
+                problems.push(format!("{}: closed, yet generated {vendor:?}", set.member));
+            }
+        }
+        problems
+    }
+
+    #[test]
+    fn generated_streams_reach_every_value_of_every_set() {
+        let problems = reach_problems(&Config::default(), 600);
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
+    /// The check above fails where it should: without vendor values, every open set is
+    /// reported, and nothing else.
+    #[test]
+    fn the_reach_check_reports_open_sets_left_without_vendor_values() {
+        let config = Config {
+            vendor_values: false,
+            unknown_types: false,
+            ..Config::default()
+        };
+        let problems = reach_problems(&config, 300);
+        let open: Vec<String> = Catalog::embedded()
+            .value_sets()
+            .iter()
+            .filter(|s| s.open)
+            .map(|s| format!("{}: open, and no vendor value generated", s.member))
+            .collect();
+        assert_eq!(problems, open);
     }
 }

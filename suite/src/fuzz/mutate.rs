@@ -725,8 +725,19 @@ fn add_part(s: &mut Stream, u: &mut Unstructured<'_>, part: Value) -> Result<usi
         } else {
             *content = json!([part]);
         }
-        m.remove("capture");
+        content_now_captured(m);
     })
+}
+
+/// The message's content is now there: its capture state for content goes (the others, a
+/// role's among them, stay).
+fn content_now_captured(m: &mut Map<String, Value>) {
+    if let Some(capture) = m.get_mut("capture").and_then(Value::as_object_mut) {
+        capture.remove("content");
+        if capture.is_empty() {
+            m.remove("capture");
+        }
+    }
 }
 
 /// A message with at least `parts` ordinary text parts, none with a derivation.
@@ -736,7 +747,7 @@ fn message_with_parts(s: &mut Stream, u: &mut Unstructured<'_>, parts: usize) ->
             .map(|n| json!({"type": "text", "text": format!("part {n}")}))
             .collect();
         m.insert("content".into(), Value::Array(texts));
-        m.remove("capture");
+        content_now_captured(m);
     })
 }
 
