@@ -8,6 +8,7 @@ mod exit;
 mod fuzz_cmd;
 mod limits;
 mod progress;
+mod promote;
 mod read_cmd;
 mod report_cmd;
 mod role;

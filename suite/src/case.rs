@@ -230,6 +230,29 @@ impl Case {
     }
 }
 
+/// The entries of an `ids.lock` text: each id with the case it names (`retired` for a case
+/// removed), comments and blank lines skipped.
+pub fn locked_ids(lock: &str) -> impl Iterator<Item = (&str, &str)> {
+    lock.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|line| line.split_once('\t').unwrap_or((line, "")))
+}
+
+/// The id a new case takes: one past the highest id `lock` has ever given (ids are never
+/// reused, a retired one included).
+///
+/// ```
+/// let lock = "# ids\nc0001\tmessages/ASR-200/n_a\nc0007\tretired\nc0003\tlineage/ASR-400/y_b\n";
+/// assert_eq!(asr_suite::case::next_id(lock), "c0008");
+/// ```
+pub fn next_id(lock: &str) -> String {
+    let highest = locked_ids(lock)
+        .filter_map(|(id, _)| id.strip_prefix('c')?.parse::<u32>().ok())
+        .max()
+        .unwrap_or(0);
+    format!("c{:04}", highest + 1)
+}
+
 /// Loads every case below `root` (sidecars are the `.json` files), sorted by name.
 pub fn load_corpus(root: &Path) -> Result<Vec<Case>, CaseError> {
     let mut sidecars = Vec::new();

@@ -32,11 +32,7 @@ pub fn sidecar_schema(name: &str, sidecar: &Value) -> Vec<String> {
 pub fn ids(cases: &[Case], lock: &str) -> Vec<String> {
     let mut locked: BTreeMap<&str, &str> = BTreeMap::new();
     let mut problems = Vec::new();
-    for line in lock
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-    {
-        let (id, name) = line.split_once('\t').unwrap_or((line, ""));
+    for (id, name) in crate::case::locked_ids(lock) {
         if locked.insert(id, name).is_some() {
             problems.push(format!("ids.lock names {id} twice"));
         }

@@ -186,3 +186,111 @@ fn an_adapter_that_hangs_is_a_fault_and_the_run_ends() {
     // Three waits, and at most 20 shrinking candidates for each fault written.
     assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
 }
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("a directory");
+    for entry in std::fs::read_dir(from).expect("a directory").flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("a copy");
+        }
+    }
+}
+
+/// `--promote` files each case found under its rule in a corpus checkout, with the next ids
+/// of its ids.lock, and the corpus still passes its lints; two jobs find what one finds.
+#[test]
+fn promoted_cases_join_the_corpus_with_new_ids_and_keep_its_lints() {
+    let scratch = scratch("fuzz-promote");
+    let corpus = scratch.join("cases");
+    copy_dir(&crate::helpers::corpus(), &corpus);
+    let lock_before = std::fs::read_to_string(corpus.join("ids.lock")).expect("ids.lock");
+    let next = asr_suite::case::next_id(&lock_before);
+    let out = scratch.join("out");
+    let output = asr_ctk(&[
+        "fuzz",
+        "--adapter",
+        &example("adapter_broken.py"),
+        "--iterations",
+        "1100",
+        "--seed",
+        "1",
+        "--jobs",
+        "2",
+        "--out",
+        &out.to_string_lossy(),
+        "--promote",
+        "--cases",
+        &corpus.to_string_lossy(),
+    ]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    let promoted: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("promoted: "))
+        .collect();
+    assert_eq!(promoted.len(), 2, "{text}");
+    assert!(
+        promoted
+            .iter()
+            .any(|p| p.starts_with("messages/ASR-212/n_fuzz_"))
+            && promoted
+                .iter()
+                .any(|p| p.starts_with("messages/ASR-234/n_fuzz_")),
+        "{text}"
+    );
+    assert!(
+        promoted.iter().any(|p| p.ends_with(&format!("({next})"))),
+        "{text}"
+    );
+    let cases = asr_suite::case::load_corpus(&corpus).expect("the corpus loads");
+    let lock = std::fs::read_to_string(corpus.join("ids.lock")).expect("ids.lock");
+    assert!(lock.starts_with(&lock_before));
+    assert_eq!(lock.lines().count(), lock_before.lines().count() + 2);
+    let problems = [
+        asr_suite::lint::ids(&cases, &lock),
+        asr_suite::lint::prefixes(&cases),
+    ]
+    .concat();
+    assert!(problems.is_empty(), "{problems:?}");
+    let report = scratch.join("report");
+    let code = asr_ctk(&[
+        "run",
+        "--quiet",
+        "--cases",
+        &corpus.to_string_lossy(),
+        "--case",
+        "*/n_fuzz_*",
+        "--out",
+        &report.to_string_lossy(),
+    ])
+    .status
+    .code();
+    assert_eq!(code, Some(0), "the promoted cases pass the reference");
+}
+
+#[test]
+fn promote_refuses_a_directory_that_is_no_corpus_checkout() {
+    let scratch = scratch("fuzz-promote-nowhere");
+    let output = asr_ctk(&[
+        "fuzz",
+        "--adapter",
+        "reference",
+        "--iterations",
+        "1",
+        "--out",
+        &scratch.join("out").to_string_lossy(),
+        "--promote",
+        "--cases",
+        &scratch.to_string_lossy(),
+    ]);
+    let text = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("--promote adds found cases to a corpus checkout"),
+        "{text}"
+    );
+    assert!(!scratch.join("out").exists(), "nothing fuzzed");
+}
