@@ -8,7 +8,7 @@ use crate::exit;
 use crate::limits::LimitArgs;
 use crate::role::RoleArg;
 use crate::run::adapter::Talk;
-use crate::run::side::{Answer, Side};
+use crate::run::side::{Answer, OneShotSide, Side};
 use crate::run::supervise;
 use anyhow::{Context, Result};
 use arbitrary::Unstructured;
@@ -61,6 +61,10 @@ pub struct Args {
     /// disagreement is written first depends on timing.
     #[arg(long, value_name = "N", default_value_t = 1)]
     jobs: usize,
+    /// Ask the implementation in one-shot mode: a process for each stream, the stream on its
+    /// stdin (PROTOCOL.md). Much slower; for adapters that have no persistent mode.
+    #[arg(long)]
+    oneshot: bool,
     /// Add each case found to the corpus checkout too (--cases, default ./cases), under its
     /// rule, with a new id from its ids.lock; a case the corpus's lints refuse stays in OUT.
     #[arg(long)]
@@ -127,8 +131,12 @@ pub fn run(args: &Args) -> Result<u8> {
     supervise::init().context("failed to set up the supervision of adapters")?;
     let mut targets = Vec::with_capacity(args.jobs);
     for _ in 0..args.jobs {
-        match Side::start(&command, talk) {
-            Ok(side) => targets.push(Target { side, seq: 0 }),
+        match Driver::start(&command, talk, args.oneshot) {
+            Ok(side) => targets.push(Target {
+                side,
+                seq: 0,
+                file: None,
+            }),
             Err(code) => {
                 for target in &mut targets {
                     target.side.stop();
@@ -264,6 +272,9 @@ fn fuzz_job(
                     let mut tallies = lock(&shared.tallies);
                     let tally = tallies.entry(key.clone()).or_default();
                     tally.count += 1;
+                    if tally.example.is_empty() {
+                        tally.example.clone_from(&disagreement.detail);
+                    }
                     let keep = tally.kept < args.keep;
                     tally.kept += usize::from(keep);
                     keep
@@ -305,9 +316,7 @@ fn fuzz_job(
                     &target.side,
                 )?;
                 let mut tallies = lock(&shared.tallies);
-                let tally = tallies.entry(key).or_default();
-                tally.example.clone_from(&disagreement.detail);
-                tally.written.push(path);
+                tallies.entry(key).or_default().written.push(path);
             }
             shared.judged.fetch_add(1, Ordering::SeqCst);
         }
@@ -335,14 +344,23 @@ fn print_live(shared: &Shared, started: Instant) {
 }
 
 /// The stream of one iteration: generated from the seed and the iteration's number, and, for
-/// a validator, every other one with a clause broken.
+/// a validator, every other one with a clause broken. Most streams are small (a few dozen
+/// records, short texts): a disagreement shows as well on them, costs less to find and to
+/// shrink; one pair of iterations (a valid stream and a broken one) in [`LARGE_PAIRS`] keeps
+/// the sizes its bytes choose (up to 200 records, texts of 4000 characters).
 fn subject_of(seed: u64, iteration: u64, role: RoleArg) -> Result<(Stream, Subject)> {
+    let large = (iteration / 2) % LARGE_PAIRS == 0;
     let data = seeded_bytes(
         seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ iteration,
-        16 << 10,
+        if large { 16 << 10 } else { 4 << 10 },
     );
     let mut u = Unstructured::new(&data);
-    let config: Config = u.arbitrary().unwrap_or_default();
+    let mut config: Config = u.arbitrary().unwrap_or_default();
+    if !large {
+        config.max_records = config.max_records.min(16);
+        config.max_parts = config.max_parts.min(4);
+        config.max_text = config.max_text.min(160);
+    }
     let stream = generator::stream(&mut u, &config)
         .or_else(|_| generator::stream(&mut Unstructured::new(&data), &Config::default()))
         .map_err(|e| anyhow::anyhow!("failed to generate a stream: {e}"))?;
@@ -358,11 +376,89 @@ fn subject_of(seed: u64, iteration: u64, role: RoleArg) -> Result<(Stream, Subje
     Ok((stream, Subject::Valid))
 }
 
+/// One pair of iterations in this many generates streams as large as their bytes choose.
+const LARGE_PAIRS: u64 = 32;
+
+/// How the implementation is asked: one process for the whole run (restarted after a
+/// fault), or one process a stream.
+enum Driver {
+    Persistent(Side),
+    OneShot(OneShotSide),
+}
+
+impl Driver {
+    fn start(command: &[String], talk: Talk<'_>, oneshot: bool) -> Result<Driver, u8> {
+        if oneshot {
+            OneShotSide::start(command, talk).map(Driver::OneShot)
+        } else {
+            Side::start(command, talk).map(Driver::Persistent)
+        }
+    }
+
+    /// Requests need not carry the stream's bytes.
+    fn by_path(&self) -> bool {
+        match self {
+            Driver::Persistent(side) => side.by_path(),
+            // The stream is on the adapter's stdin.
+            Driver::OneShot(_) => true,
+        }
+    }
+
+    fn ask(
+        &mut self,
+        request: &CaseRequest,
+        path: &Path,
+        talk: Talk<'_>,
+    ) -> Result<Answer, String> {
+        match self {
+            Driver::Persistent(side) => side.ask(request, talk),
+            Driver::OneShot(side) => side.ask(request, path, talk),
+        }
+    }
+
+    fn name(&self) -> String {
+        match self {
+            Driver::Persistent(side) => side.name(),
+            Driver::OneShot(side) => side.name(),
+        }
+    }
+
+    fn stop(&mut self) {
+        if let Driver::Persistent(side) = self {
+            side.stop();
+        }
+    }
+}
+
 /// The implementation behind the protocol, restarted after a fault, and the seq of the
 /// last request it was sent.
 struct Target {
-    side: Side,
+    side: Driver,
     seq: u64,
+    /// The file the streams are written to, kept open: rewriting it in place costs a write,
+    /// where creating it anew costs a truncation, which some file systems follow with a
+    /// flush when the file is closed.
+    file: Option<std::fs::File>,
+}
+
+impl Target {
+    /// Writes `bytes` as the stream file at `path`, whatever was there before.
+    fn write_stream(&mut self, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        use std::io::{Seek, SeekFrom};
+        let file = match &mut self.file {
+            Some(file) => file,
+            None => self.file.insert(
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create(true)
+                    .truncate(true)
+                    .open(path)?,
+            ),
+        };
+        file.seek(SeekFrom::Start(0))?;
+        file.write_all(bytes)?;
+        file.set_len(bytes.len() as u64)
+    }
 }
 
 impl Target {
@@ -377,7 +473,7 @@ impl Target {
         talk: Talk<'_>,
     ) -> Result<Option<StreamAnswer>, String> {
         let bytes = stream.to_bytes();
-        std::fs::write(path, &bytes)
+        self.write_stream(path, &bytes)
             .map_err(|e| format!("failed to write {}: {e}", path.display()))?;
         self.seq += 1;
         let request = CaseRequest {
@@ -396,7 +492,7 @@ impl Target {
                 data: (!self.side.by_path()).then(|| base64_encode(&bytes)),
             }],
         };
-        match self.side.ask(&request, talk)? {
+        match self.side.ask(&request, path, talk)? {
             Answer::Skipped(_) => Ok(None),
             Answer::Streams(mut streams) if streams.len() == 1 => Ok(Some(streams.remove(0))),
             Answer::Streams(streams) => Err(format!(
@@ -493,7 +589,7 @@ fn write_case(
     role: RoleArg,
     disagreement: &Disagreement,
     (seed, iteration, number): (u64, u64, usize),
-    side: &Side,
+    side: &Driver,
 ) -> Result<PathBuf> {
     let rule_dir = if disagreement.rule.starts_with("ASR-") {
         disagreement.rule.clone()

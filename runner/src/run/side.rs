@@ -2,10 +2,11 @@
 //! `fuzz` ask it case after case, and a crash, hang or protocol error costs one answer, not
 //! the run (it is started again for the next case).
 
-use super::adapter::{Persistent, Talk, describe};
+use super::adapter::{Input, Persistent, Talk, describe, oneshot};
 use crate::exit;
 use asr_suite::protocol::{CaseRequest, Reply, STREAMS_BY_PATH, StreamAnswer};
 use asr_suite::render::escape_controls;
+use std::path::Path;
 
 /// What an adapter answered to a case.
 #[derive(Debug)]
@@ -103,6 +104,78 @@ impl Side {
     pub fn stop(&mut self) {
         if let Some(running) = self.running.take() {
             running.stop();
+        }
+    }
+}
+
+/// An implementation in one-shot mode: a process of its own for each stream, the stream on
+/// its stdin (PROTOCOL.md, "One-shot mode").
+pub struct OneShotSide {
+    argv: Vec<String>,
+    /// What it said to the handshake.
+    pub identity: Reply,
+}
+
+impl OneShotSide {
+    /// Runs the handshake; when it fails, says why on stderr and returns the exit status for
+    /// a harness failure.
+    pub fn start(argv: &[String], talk: Talk<'_>) -> Result<OneShotSide, u8> {
+        let handshake = [("ASR_CTK_HANDSHAKE", "1".to_owned())];
+        let (reply, stderr) = oneshot(argv, &handshake, &Input::Bytes(b""), talk);
+        let fault = match reply {
+            Ok(identity @ Reply::Started { .. }) => {
+                return Ok(OneShotSide {
+                    argv: argv.to_vec(),
+                    identity,
+                });
+            }
+            Ok(other) => format!("it answered the handshake with {}", describe(&other)),
+            Err(fault) => fault.to_string(),
+        };
+        eprintln!(
+            "asr-ctk: `{}` did not start: {}",
+            escape_controls(&argv.join(" ")),
+            escape_controls(&fault)
+        );
+        if !stderr.trim().is_empty() {
+            eprintln!(
+                "asr-ctk: what it wrote to stderr:\n{}",
+                escape_controls(stderr.trim_end())
+            );
+        }
+        Err(exit::HARNESS)
+    }
+
+    /// Its name and version, as it gave them, else its command.
+    pub fn name(&self) -> String {
+        match &self.identity {
+            Reply::Started { implementation, .. } => {
+                format!("{} {}", implementation.name, implementation.version)
+            }
+            _ => self.argv.join(" "),
+        }
+    }
+
+    /// Runs it on the one stream of `request`, read from `path`.
+    pub fn ask(
+        &self,
+        request: &CaseRequest,
+        path: &Path,
+        talk: Talk<'_>,
+    ) -> Result<Answer, String> {
+        let env = [
+            ("ASR_CTK_ROLE", request.role.as_str().to_owned()),
+            ("ASR_CTK_CASE", request.case.clone()),
+            ("ASR_CTK_CASE_ID", request.id.clone()),
+            ("ASR_CTK_RULES", request.rules.join(",")),
+        ];
+        let (reply, _) = oneshot(&self.argv, &env, &Input::File(path), talk);
+        match reply {
+            Ok(Reply::Answered { streams, .. }) => Ok(Answer::Streams(streams)),
+            Ok(Reply::Skipped { reason, .. }) => Ok(Answer::Skipped(reason)),
+            Ok(Reply::Error { message, .. }) => Err(format!("error: {message}")),
+            Ok(other) => Err(format!("protocol error: answered {}", describe(&other))),
+            Err(fault) => Err(fault.to_string()),
         }
     }
 }

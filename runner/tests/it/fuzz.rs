@@ -294,3 +294,57 @@ fn promote_refuses_a_directory_that_is_no_corpus_checkout() {
     );
     assert!(!scratch.join("out").exists(), "nothing fuzzed");
 }
+
+/// `--oneshot` asks a process a stream: a one-shot validator that accepts everything is
+/// lenient under every rule its broken streams break, and the reference agrees with itself.
+#[test]
+fn a_one_shot_adapter_is_fuzzed_a_process_a_stream() {
+    let out = scratch("fuzz-oneshot");
+    let adapter = format!(
+        "sh {}",
+        crate::helpers::adapters()
+            .join("oneshot_accepts_all.sh")
+            .display()
+    );
+    let output = asr_ctk(&[
+        "fuzz",
+        "--adapter",
+        &adapter,
+        "--oneshot",
+        "--iterations",
+        "20",
+        "--keep",
+        "0",
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    let lenient = text.lines().filter(|l| l.contains(": lenient, ")).count();
+    assert!(lenient >= 5, "{text}");
+    assert!(
+        text.lines()
+            .filter(|l| l.contains(": lenient, "))
+            .all(|l| l.contains("accepted a stream that breaks")),
+        "{text}"
+    );
+    assert!(found(&out).is_empty(), "--keep 0 writes nothing");
+    let (code, text) = {
+        let output = asr_ctk(&[
+            "fuzz",
+            "--adapter",
+            "reference",
+            "--oneshot",
+            "--iterations",
+            "10",
+            "--out",
+            &out.to_string_lossy(),
+        ]);
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    };
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("no disagreement"), "{text}");
+}

@@ -19,6 +19,8 @@
 use crate::catalog::{Catalog, ValueSet};
 use arbitrary::{Arbitrary, Result, Unstructured};
 use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// What to generate: sizes, and which features a stream may use.
 #[derive(Debug, Clone, Arbitrary)]
@@ -96,10 +98,17 @@ const MEDIA_TYPES: &[&str] = &["image/png", "image/jpeg", "audio/wav", "audio/mp
 /// The catalog's value set of `member`; the generator names only sets the catalog has (a
 /// test generates every one).
 fn value_set(member: &str) -> &'static ValueSet {
-    Catalog::embedded()
-        .value_sets()
-        .iter()
-        .find(|set| set.member == member)
+    static BY_MEMBER: OnceLock<HashMap<&'static str, &'static ValueSet>> = OnceLock::new();
+    BY_MEMBER
+        .get_or_init(|| {
+            Catalog::embedded()
+                .value_sets()
+                .iter()
+                .map(|set| (set.member.as_str(), set))
+                .collect()
+        })
+        .get(member)
+        .copied()
         .unwrap_or_else(|| panic!("the catalog has no value set `{member}`"))
 }
 
@@ -500,9 +509,13 @@ impl<'u, 'a> Builder<'u, 'a> {
                 let role = self.value_of("message.role")?;
                 m.insert("role".into(), role.into());
             }
-            for member in ["author", "origin", "audience"] {
+            for (member, set) in [
+                ("author", "message.author"),
+                ("origin", "message.origin"),
+                ("audience", "message.audience"),
+            ] {
                 if self.maybe()? {
-                    let value = self.value_of(&format!("message.{member}"))?;
+                    let value = self.value_of(set)?;
                     m.insert(member.into(), value.into());
                 }
             }
@@ -512,9 +525,13 @@ impl<'u, 'a> Builder<'u, 'a> {
                 m.insert("audience".into(), "user".into());
             }
         }
-        for member in ["phase", "status", "via"] {
+        for (member, set) in [
+            ("phase", "message.phase"),
+            ("status", "message.status"),
+            ("via", "message.via"),
+        ] {
             if self.maybe()? {
-                let value = self.value_of(&format!("message.{member}"))?;
+                let value = self.value_of(set)?;
                 m.insert(member.into(), value.into());
             }
         }
@@ -618,9 +635,13 @@ impl<'u, 'a> Builder<'u, 'a> {
         let mut parts = Vec::with_capacity(count);
         for index in 0..count {
             let mut part = self.part()?;
-            for member in ["author", "origin", "phase"] {
+            for (member, set) in [
+                ("author", "part(*).author"),
+                ("origin", "part(*).origin"),
+                ("phase", "part(*).phase"),
+            ] {
                 if self.u.ratio(1, 7)? {
-                    let value = self.value_of(&format!("part(*).{member}"))?;
+                    let value = self.value_of(set)?;
                     part.insert(member.into(), value.into());
                 }
             }
