@@ -24,6 +24,8 @@ use std::io::{self, BufReader, Read};
 pub use crate::diagnostic::{MAX_PER_LINE, MAX_PER_STREAM};
 pub use related::check_related;
 
+pub(crate) use pipeline::BATCH_BYTES;
+
 /// The default bound on one line: 64 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
 

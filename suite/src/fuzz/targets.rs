@@ -34,8 +34,9 @@ fn hold(result: Result<(), String>) {
     }
 }
 
-/// Arbitrary bytes as a stream: the checker does not panic, and gives the same diagnostics
-/// twice, and from a reader on one thread or two.
+/// Arbitrary bytes as a stream: the checker does not panic; every finding is on a line of
+/// the stream and under a rule or check of the catalog; it gives the same diagnostics twice,
+/// and from a reader on one thread or two.
 pub fn check_bytes(data: &[u8]) {
     hold(check_check_bytes(data));
 }
@@ -43,9 +44,17 @@ pub fn check_bytes(data: &[u8]) {
 fn check_check_bytes(data: &[u8]) -> Result<(), String> {
     let options = CheckOptions::default();
     let first = check::check_bytes(data, &options).diagnostics;
+    findings_in_place(data, &first)?;
     let again = check::check_bytes(data, &options).diagnostics;
     same_diagnostics("check_bytes twice", &first, &again)?;
-    for threads in [1, 2] {
+    // A stream well inside one batch is checked on the calling thread whatever the threads
+    // asked for: two threads are asked for only when they may be used.
+    let thread_counts: &[usize] = if data.len() >= check::BATCH_BYTES / 2 {
+        &[1, 2]
+    } else {
+        &[1]
+    };
+    for &threads in thread_counts {
         let options = CheckOptions {
             threads,
             ..CheckOptions::default()
@@ -58,6 +67,26 @@ fn check_check_bytes(data: &[u8]) -> Result<(), String> {
             &first,
             &from_reader,
         )?;
+    }
+    Ok(())
+}
+
+/// Every finding is on a line of the stream and under a rule or check of the catalog.
+fn findings_in_place(data: &[u8], diagnostics: &[Diagnostic]) -> Result<(), String> {
+    let lines = memchr::memchr_iter(b'\n', data).count() + 1;
+    if let Some(d) = diagnostics.iter().find(|d| d.line < 1 || d.line > lines) {
+        return Err(format!(
+            "a finding on line {} of a stream of {lines} lines: {d:?}",
+            d.line
+        ));
+    }
+    if let Some(d) = diagnostics
+        .iter()
+        .find(|d| crate::rule::RuleId::known(&d.rule).is_none())
+    {
+        return Err(format!(
+            "a finding under a rule the catalog does not have: {d:?}"
+        ));
     }
     Ok(())
 }
@@ -450,6 +479,21 @@ mod tests {
         for seed in 0..100 {
             check_bytes(&lines_of(seed));
         }
+    }
+
+    #[test]
+    fn check_bytes_fails_on_a_finding_off_the_stream_or_under_no_rule() {
+        let data = b"{}\n{}\n";
+        let report = check::check_bytes(data, &CheckOptions::default());
+        assert!(findings_in_place(data, &report.diagnostics).is_ok());
+        let mut off = report.diagnostics.clone();
+        off[0].line = 4;
+        assert!(findings_in_place(data, &off).is_err());
+        off[0].line = 0;
+        assert!(findings_in_place(data, &off).is_err());
+        let mut unknown = report.diagnostics.clone();
+        unknown[0].rule = "ASR-999".into();
+        assert!(findings_in_place(data, &unknown).is_err());
     }
 
     #[test]
