@@ -126,6 +126,94 @@ pub fn stream(u: &mut Unstructured<'_>, config: &Config) -> Result<Stream> {
     builder.finish()
 }
 
+/// A parent stream and the stream of a child it delegated to, which name each other as the
+/// spec has them (ASR-412): the parent's subagent record announces the child's session and
+/// the delegating call, and the child's header says it was spawned by the parent, by that
+/// call. Checked together ([`crate::check::check_related`]), they are valid with no warning.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Family {
+    /// The delegating session's stream.
+    pub parent: Stream,
+    /// The delegated session's stream.
+    pub child: Stream,
+}
+
+/// Generates a parent stream and its child's.
+pub fn family(u: &mut Unstructured<'_>, config: &Config) -> Result<Family> {
+    let mut parent = stream(u, config)?;
+    let own = parent.records[0]
+        .get("agent")
+        .and_then(|a| a.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let announced = parent.records.iter().rev().find_map(|r| {
+        let child = r.get("childSession").and_then(Value::as_str)?;
+        let call = r.get("callId").and_then(Value::as_str)?;
+        (r.get("type").and_then(Value::as_str) == Some("subagent"))
+            .then(|| (child.to_owned(), call.to_owned()))
+    });
+    let (child_session, call) = if let Some(found) = announced {
+        found
+    } else {
+        // No delegation yet: the parent announces one at its end.
+        let seq = parent.records.len() as u64;
+        let agent = AGENTS
+            .iter()
+            .find(|a| **a == own)
+            .copied()
+            .unwrap_or("codex");
+        let child = format!("{agent}:child-{seq}");
+        let call = format!("call_{seq}");
+        let mut record = Map::new();
+        record.insert("type".into(), "subagent".into());
+        record.insert("seq".into(), seq.into());
+        record.insert("id".into(), format!("r{seq}").into());
+        record.insert("childSession".into(), child.clone().into());
+        record.insert("callId".into(), call.clone().into());
+        parent.records.push(record);
+        (child, call)
+    };
+    let parent_session = own_session_of(&parent);
+    let Some((agent, session_id)) = child_session.split_once(':') else {
+        return Err(arbitrary::Error::IncorrectFormat);
+    };
+    let mut builder = Builder::new(u, config)?;
+    agent.clone_into(&mut builder.agent);
+    builder.spawn = Some(Spawn {
+        session_id: session_id.to_owned(),
+        parent: parent_session,
+        call,
+    });
+    builder.header()?;
+    let count = builder.bounded(usize::from(config.max_records.min(200)))?;
+    for _ in 0..count {
+        if builder.u.is_empty() {
+            break;
+        }
+        builder.record()?;
+    }
+    let child = builder.finish()?;
+    Ok(Family { parent, child })
+}
+
+/// A generated stream's own session reference, from its header.
+fn own_session_of(stream: &Stream) -> String {
+    let header = &stream.records[0];
+    let text = |key: &str| header.get(key).and_then(Value::as_str);
+    let agent = header
+        .get("agent")
+        .and_then(|a| a.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    crate::refs::own_session_ref(
+        agent,
+        text("namespace"),
+        text("sessionId").unwrap_or_default(),
+    )
+}
+
 /// What the stream has so far, so that every reference names something that is there.
 #[expect(
     clippy::struct_excessive_bools,
@@ -153,6 +241,19 @@ struct Builder<'u, 'a> {
     mirror: bool,
     /// `localThroughId`, to be set once the records are there.
     local_through: bool,
+    /// The stream is a child's: its session and the parent's delegation.
+    spawn: Option<Spawn>,
+}
+
+/// A child session's place in its parent: what the child's header says of the spawn.
+#[derive(Debug, Clone)]
+struct Spawn {
+    /// The child's `sessionId` (its agent is the builder's).
+    session_id: String,
+    /// The parent's own session reference.
+    parent: String,
+    /// The delegating call, as the parent's subagent record names it.
+    call: String,
 }
 
 impl<'u, 'a> Builder<'u, 'a> {
@@ -178,6 +279,7 @@ impl<'u, 'a> Builder<'u, 'a> {
             parents: false,
             mirror: false,
             local_through: false,
+            spawn: None,
         })
     }
 
@@ -313,13 +415,15 @@ impl<'u, 'a> Builder<'u, 'a> {
             agent.insert("version".into(), "2.1.0".into());
         }
         h.insert("agent".into(), agent.into());
-        let session_id =
-            (*self
+        let session_id = match &self.spawn {
+            Some(spawn) => spawn.session_id.clone(),
+            None => (*self
                 .u
                 .choose(&["s1", "019a3f2e-7c1d", "thread:main", "a%b#c", "ünï"])?)
-            .to_owned();
+            .to_owned(),
+        };
         h.insert("sessionId".into(), session_id.clone().into());
-        let namespace = if self.u.ratio(1, 4)? {
+        let namespace = if self.spawn.is_none() && self.u.ratio(1, 4)? {
             let namespace = "6f1d2c3a".to_owned();
             h.insert("namespace".into(), namespace.clone().into());
             Some(namespace)
@@ -340,7 +444,7 @@ impl<'u, 'a> Builder<'u, 'a> {
             h.insert("conversations".into(), self.conversations_value(&ids)?);
             self.conversations.extend(ids);
         }
-        if self.config.copies && self.u.ratio(1, 8)? {
+        if self.spawn.is_none() && self.config.copies && self.u.ratio(1, 8)? {
             self.mirror = true;
             h.insert("authority".into(), "mirror".into());
         } else if self.config.vendor_values && self.u.ratio(1, 10)? {
@@ -350,12 +454,40 @@ impl<'u, 'a> Builder<'u, 'a> {
         if self.maybe()? {
             h.insert("scope".into(), self.value_of("session.scope")?.into());
         }
-        let lineage = self.lineage(true)?;
+        let lineage = match self.spawn.clone() {
+            Some(spawn) => self.spawned_by(&spawn)?,
+            None => self.lineage(true)?,
+        };
         if !lineage.is_empty() {
             h.insert("lineage".into(), lineage.into());
         }
         self.records.push(h);
         Ok(())
+    }
+
+    /// A child's lineage: spawned by its parent, the delegating call named as the parent's
+    /// subagent record names it (ASR-412), and now and then what it inherits.
+    fn spawned_by(&mut self, spawn: &Spawn) -> Result<Map<String, Value>> {
+        let evidence = self.value_of("session.lineage.*.evidence")?;
+        let mut lineage = Map::new();
+        let mut facet = json!({"session": spawn.parent, "evidence": evidence});
+        if self.u.ratio(3, 4)? {
+            facet["record"] = format!("callId={}", spawn.call).into();
+        }
+        lineage.insert("spawnedBy".into(), facet);
+        if self.u.ratio(1, 2)? {
+            let mode = self.listed_among(
+                "session.lineage.inherits.mode",
+                &["referenced", "rendered", "none"],
+            )?;
+            let mut inherits = json!({"mode": mode, "evidence": evidence});
+            if mode != "none" {
+                inherits["from"] = spawn.parent.clone().into();
+            }
+            lineage.insert("inherits".into(), inherits);
+        }
+        self.parents = true;
+        Ok(lineage)
     }
 
     /// Conversations in one of the three shapes the kit accepts.
@@ -1134,5 +1266,78 @@ mod value_sets {
             .map(|s| format!("{}: open, and no vendor value generated", s.member))
             .collect();
         assert_eq!(problems, open);
+    }
+}
+
+#[cfg(test)]
+mod families {
+    use super::tests::bytes;
+    use super::*;
+    use crate::check::{CheckOptions, check_bytes, check_related};
+    use crate::diagnostic::Severity;
+
+    /// The findings of a family checked together, but the notices of sessions named and
+    /// not among the two streams.
+    fn findings(family: &Family) -> Vec<(usize, String, Severity)> {
+        let options = CheckOptions::default();
+        let mut reports = vec![
+            check_bytes(&family.parent.to_bytes(), &options),
+            check_bytes(&family.child.to_bytes(), &options),
+        ];
+        check_related(&mut reports, &options);
+        reports
+            .iter()
+            .enumerate()
+            .flat_map(|(n, r)| {
+                r.diagnostics
+                    .iter()
+                    .filter(|d| !(d.rule == "ASR-406" && d.severity == Severity::Notice))
+                    .map(move |d| (n, d.rule.clone(), d.severity))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_parent_and_its_child_are_valid_together_and_agree_on_the_call() {
+        for n in 0..200 {
+            let data = bytes(n, 16384);
+            let family =
+                family(&mut Unstructured::new(&data), &Config::default()).expect("a family");
+            assert_eq!(findings(&family), [], "seed {n}");
+            let spawned = family.child.records[0]
+                .get("lineage")
+                .and_then(|l| l.get("spawnedBy"))
+                .expect("the child names its parent");
+            assert_eq!(
+                spawned.get("session").and_then(Value::as_str),
+                Some(own_session_of(&family.parent).as_str())
+            );
+        }
+    }
+
+    /// The agreement checked above can fail: a child that names another call than its
+    /// parent's announcement is warned about under ASR-412.
+    #[test]
+    fn a_child_naming_another_call_is_warned_about() {
+        let mut warned = 0;
+        for n in 0..50 {
+            let data = bytes(n, 16384);
+            let mut family =
+                family(&mut Unstructured::new(&data), &Config::default()).expect("a family");
+            let Some(record) = family.child.records[0]
+                .get_mut("lineage")
+                .and_then(|l| l.get_mut("spawnedBy"))
+                .and_then(|s| s.get_mut("record"))
+            else {
+                continue;
+            };
+            *record = "callId=not-the-call".into();
+            assert_eq!(
+                findings(&family),
+                [(1, "ASR-412".to_owned(), Severity::Warning)]
+            );
+            warned += 1;
+        }
+        assert!(warned > 10);
     }
 }
