@@ -16,7 +16,7 @@ use asr_suite::case::{
     Expect, Provenance, ReaderExpect, Sidecar, Status, ValidatorExpect, Violation,
 };
 use asr_suite::catalog::Role;
-use asr_suite::check::{CheckOptions, check_bytes};
+use asr_suite::check::{CheckOptions, check_bytes, check_related};
 use asr_suite::diagnostic::Severity;
 use asr_suite::fuzz::generator::{self, Config, Stream};
 use asr_suite::fuzz::oracle::{self, Disagreement, Expected, Kind};
@@ -135,7 +135,7 @@ pub fn run(args: &Args) -> Result<u8> {
             Ok(side) => targets.push(Target {
                 side,
                 seq: 0,
-                file: None,
+                files: Vec::new(),
             }),
             Err(code) => {
                 for target in &mut targets {
@@ -168,7 +168,7 @@ pub fn run(args: &Args) -> Result<u8> {
                     max_reply_bytes: limits.max_reply_bytes,
                     check: None,
                 };
-                let path = work.join(format!("stream-{job}.jsonl"));
+                let path = work.join(format!("stream-{job}"));
                 if let Err(e) = fuzz_job(args, target, talk, shared, deadline, &path) {
                     lock(&shared.failure).get_or_insert(e);
                 }
@@ -264,8 +264,9 @@ fn fuzz_job(
             if args.iterations.is_some_and(|n| iteration >= n) {
                 return Ok(());
             }
-            let (stream, subject) = subject_of(args.seed, iteration, role)?;
-            let found = judge(&mut target, &stream, &subject, role, stream_path, talk);
+            // One-shot mode runs one stream a process: no families.
+            let (streams, subject) = subject_of(args.seed, iteration, role, !args.oneshot)?;
+            let found = judge(&mut target, &streams, &subject, role, stream_path, talk);
             for disagreement in found {
                 let key = (disagreement.kind, disagreement.rule.clone());
                 let keep = {
@@ -289,22 +290,29 @@ fn fuzz_job(
                 } else {
                     SHRINK_BUDGET
                 };
-                let small = shrink::shrink(
-                    &stream,
-                    |candidate| {
-                        !supervise::interrupted()
-                            && still_disagrees(
-                                &mut target,
-                                candidate,
-                                &subject,
-                                role,
-                                &disagreement,
-                                stream_path,
-                                talk,
-                            )
-                    },
-                    budget,
-                );
+                // Each stream in turn, the others as they are.
+                let mut small = streams.clone();
+                for at in 0..small.len() {
+                    let shrunk = shrink::shrink(
+                        &small[at].1,
+                        |candidate| {
+                            let mut trial = small.clone();
+                            trial[at].1 = candidate.clone();
+                            !supervise::interrupted()
+                                && still_disagrees(
+                                    &mut target,
+                                    &trial,
+                                    &subject,
+                                    role,
+                                    &disagreement,
+                                    stream_path,
+                                    talk,
+                                )
+                        },
+                        budget,
+                    );
+                    small[at].1 = shrunk;
+                }
                 let number = shared.written.fetch_add(1, Ordering::SeqCst);
                 let path = write_case(
                     &args.out,
@@ -348,7 +356,12 @@ fn print_live(shared: &Shared, started: Instant) {
 /// records, short texts): a disagreement shows as well on them, costs less to find and to
 /// shrink; one pair of iterations (a valid stream and a broken one) in [`LARGE_PAIRS`] keeps
 /// the sizes its bytes choose (up to 200 records, texts of 4000 characters).
-fn subject_of(seed: u64, iteration: u64, role: RoleArg) -> Result<(Stream, Subject)> {
+fn subject_of(
+    seed: u64,
+    iteration: u64,
+    role: RoleArg,
+    families: bool,
+) -> Result<(Streams, Subject)> {
     let large = (iteration / 2) % LARGE_PAIRS == 0;
     let data = seeded_bytes(
         seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ iteration,
@@ -361,6 +374,16 @@ fn subject_of(seed: u64, iteration: u64, role: RoleArg) -> Result<(Stream, Subje
         config.max_parts = config.max_parts.min(4);
         config.max_text = config.max_text.min(160);
     }
+    if families && role == RoleArg::Validator && iteration % FAMILY_EVERY == FAMILY_EVERY - 2 {
+        // A parent and its child, checked together (ASR-412).
+        if let Ok(family) = generator::family(&mut u, &config) {
+            let streams = vec![
+                ("parent".to_owned(), family.parent),
+                ("child".to_owned(), family.child),
+            ];
+            return Ok((streams, Subject::Valid));
+        }
+    }
     let stream = generator::stream(&mut u, &config)
         .or_else(|_| generator::stream(&mut Unstructured::new(&data), &Config::default()))
         .map_err(|e| anyhow::anyhow!("failed to generate a stream: {e}"))?;
@@ -370,11 +393,17 @@ fn subject_of(seed: u64, iteration: u64, role: RoleArg) -> Result<(Stream, Subje
                 clause: mutation.clause,
                 rule: mutation.rule.to_owned(),
             };
-            return Ok((mutation.stream, subject));
+            return Ok((vec![(String::new(), mutation.stream)], subject));
         }
     }
-    Ok((stream, Subject::Valid))
+    Ok((vec![(String::new(), stream)], Subject::Valid))
 }
+
+/// The streams of one iteration: one, whose part is `""`, or a family (`parent`, `child`).
+type Streams = Vec<(String, Stream)>;
+
+/// For a validator, one valid iteration in this many is a family of related streams.
+const FAMILY_EVERY: u64 = 16;
 
 /// One pair of iterations in this many generates streams as large as their bytes choose.
 const LARGE_PAIRS: u64 = 32;
@@ -435,46 +464,61 @@ impl Driver {
 struct Target {
     side: Driver,
     seq: u64,
-    /// The file the streams are written to, kept open: rewriting it in place costs a write,
-    /// where creating it anew costs a truncation, which some file systems follow with a
-    /// flush when the file is closed.
-    file: Option<std::fs::File>,
+    /// The files the streams are written to, kept open: rewriting one in place costs a
+    /// write, where creating it anew costs a truncation, which some file systems follow with
+    /// a flush when the file is closed.
+    files: Vec<std::fs::File>,
 }
 
 impl Target {
-    /// Writes `bytes` as the stream file at `path`, whatever was there before.
-    fn write_stream(&mut self, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    /// The path of the `at`th stream of a request, below `base`.
+    fn path(base: &Path, at: usize) -> PathBuf {
+        let mut name = base.as_os_str().to_owned();
+        name.push(format!("-{at}.jsonl"));
+        PathBuf::from(name)
+    }
+
+    /// Writes `bytes` as the `at`th stream file, whatever was there before.
+    fn write_stream(&mut self, base: &Path, at: usize, bytes: &[u8]) -> std::io::Result<()> {
         use std::io::{Seek, SeekFrom};
-        let file = match &mut self.file {
-            Some(file) => file,
-            None => self.file.insert(
+        while self.files.len() <= at {
+            let path = Target::path(base, self.files.len());
+            self.files.push(
                 std::fs::OpenOptions::new()
                     .write(true)
                     .create(true)
                     .truncate(true)
                     .open(path)?,
-            ),
-        };
+            );
+        }
+        let file = &mut self.files[at];
         file.seek(SeekFrom::Start(0))?;
         file.write_all(bytes)?;
         file.set_len(bytes.len() as u64)
     }
-}
 
-impl Target {
-    /// The implementation's answer on one stream (`None` when it skips the stream: it does
-    /// not implement a rule the stream tests), or the fault that kept it from answering.
+    /// The implementation's answers on the streams (`None` when it skips them: it does not
+    /// implement a rule they test), or the fault that kept it from answering.
     fn ask(
         &mut self,
-        stream: &Stream,
+        streams: &Streams,
         subject: &Subject,
         role: RoleArg,
-        path: &Path,
+        base: &Path,
         talk: Talk<'_>,
-    ) -> Result<Option<StreamAnswer>, String> {
-        let bytes = stream.to_bytes();
-        self.write_stream(path, &bytes)
-            .map_err(|e| format!("failed to write {}: {e}", path.display()))?;
+    ) -> Result<Option<Vec<StreamAnswer>>, String> {
+        let mut inputs = Vec::with_capacity(streams.len());
+        for (at, (part, stream)) in streams.iter().enumerate() {
+            let bytes = stream.to_bytes();
+            let path = Target::path(base, at);
+            self.write_stream(base, at, &bytes)
+                .map_err(|e| format!("failed to write {}: {e}", path.display()))?;
+            inputs.push(StreamInput {
+                part: part.clone(),
+                path: path.to_string_lossy().into_owned(),
+                data: (!self.side.by_path()).then(|| base64_encode(&bytes)),
+            });
+        }
         self.seq += 1;
         let request = CaseRequest {
             seq: self.seq,
@@ -486,34 +530,32 @@ impl Target {
                 Subject::Broken { rule, .. } => vec![rule.clone()],
                 Subject::Valid => Vec::new(),
             },
-            streams: vec![StreamInput {
-                part: String::new(),
-                path: path.to_string_lossy().into_owned(),
-                data: (!self.side.by_path()).then(|| base64_encode(&bytes)),
-            }],
+            streams: inputs,
         };
-        match self.side.ask(&request, path, talk)? {
+        match self.side.ask(&request, &Target::path(base, 0), talk)? {
             Answer::Skipped(_) => Ok(None),
-            Answer::Streams(mut streams) if streams.len() == 1 => Ok(Some(streams.remove(0))),
-            Answer::Streams(streams) => Err(format!(
-                "protocol error: {} stream answers for one stream",
+            Answer::Streams(answers) if answers.len() == streams.len() => Ok(Some(answers)),
+            Answer::Streams(answers) => Err(format!(
+                "protocol error: {} stream answers for {} streams",
+                answers.len(),
                 streams.len()
             )),
         }
     }
 }
 
-/// Every way the implementation's answer on `stream` differs from the oracle's.
+/// Every way the implementation's answers on `streams` differ from the oracle's: at most one
+/// disagreement a rule (the first mismatch of each stands for the rest).
 fn judge(
     target: &mut Target,
-    stream: &Stream,
+    streams: &Streams,
     subject: &Subject,
     role: RoleArg,
-    path: &Path,
+    base: &Path,
     talk: Talk<'_>,
 ) -> Vec<Disagreement> {
-    let answer = match target.ask(stream, subject, role, path, talk) {
-        Ok(Some(answer)) => answer,
+    let answers = match target.ask(streams, subject, role, base, talk) {
+        Ok(Some(answers)) => answers,
         Ok(None) => return Vec::new(),
         Err(fault) => {
             return vec![Disagreement {
@@ -523,26 +565,28 @@ fn judge(
             }];
         }
     };
-    match role {
-        RoleArg::Validator => {
-            let expected = match subject {
-                Subject::Valid => Expected::Valid,
-                Subject::Broken { rule, .. } => Expected::Broken { rule: rule.clone() },
-            };
-            oracle::judge_validator(&expected, &answer)
-                .into_iter()
-                .collect()
-        }
-        RoleArg::Reader => {
-            let reference = oracle::reference_reading(&stream.to_bytes());
-            // One disagreement per rule: the first mismatch of each stands for the rest.
-            let mut by_rule: BTreeMap<String, Disagreement> = BTreeMap::new();
-            for d in oracle::judge_reader(&reference, &answer) {
-                by_rule.entry(d.rule.clone()).or_insert(d);
+    let mut by_rule: BTreeMap<String, Disagreement> = BTreeMap::new();
+    for ((_, stream), answer) in streams.iter().zip(&answers) {
+        let found: Vec<Disagreement> = match role {
+            RoleArg::Validator => {
+                let expected = match subject {
+                    Subject::Valid => Expected::Valid,
+                    Subject::Broken { rule, .. } => Expected::Broken { rule: rule.clone() },
+                };
+                oracle::judge_validator(&expected, answer)
+                    .into_iter()
+                    .collect()
             }
-            by_rule.into_values().collect()
+            RoleArg::Reader => {
+                let reference = oracle::reference_reading(&stream.to_bytes());
+                oracle::judge_reader(&reference, answer)
+            }
+        };
+        for d in found {
+            by_rule.entry(d.rule.clone()).or_insert(d);
         }
     }
+    by_rule.into_values().collect()
 }
 
 fn fault_rule(subject: &Subject) -> String {
@@ -552,39 +596,43 @@ fn fault_rule(subject: &Subject) -> String {
     }
 }
 
-/// Whether a smaller stream still shows the same disagreement, and the oracle still holds
-/// for it: a valid stream stays valid for the reference, a broken one stays broken under
+/// Whether smaller streams still show the same disagreement, and the oracle still holds
+/// for them: valid streams stay valid for the reference, a broken one stays broken under
 /// the same rule.
 fn still_disagrees(
     target: &mut Target,
-    candidate: &Stream,
+    candidate: &Streams,
     subject: &Subject,
     role: RoleArg,
     disagreement: &Disagreement,
-    path: &Path,
+    base: &Path,
     talk: Talk<'_>,
 ) -> bool {
-    let bytes = candidate.to_bytes();
+    let bytes: Vec<Vec<u8>> = candidate.iter().map(|(_, s)| s.to_bytes()).collect();
+    let slices: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
     // The candidate must stay a case the corpus takes: for a validator, valid with no
     // warning, or broken under the rule alone.
     let oracle_holds = match (role, subject) {
-        (RoleArg::Validator, Subject::Valid) => oracle::fits_a_case(&bytes, None),
+        (RoleArg::Validator, Subject::Valid) => oracle::fits_a_case(&slices, None),
         (RoleArg::Validator, Subject::Broken { rule, .. }) => {
-            oracle::fits_a_case(&bytes, Some(rule))
+            oracle::fits_a_case(&slices, Some(rule))
         }
-        (RoleArg::Reader, _) => oracle::reference_reading(&bytes).accepted,
+        (RoleArg::Reader, _) => slices
+            .iter()
+            .all(|bytes| oracle::reference_reading(bytes).accepted),
     };
     oracle_holds
-        && judge(target, candidate, subject, role, path, talk)
+        && judge(target, candidate, subject, role, base, talk)
             .iter()
             .any(|d| d.same(disagreement))
 }
 
-/// Writes the shrunk stream and its sidecar: what the reference says of it, so that `asr-ctk
-/// run --cases OUT/found` fails the implementation on it and passes the reference.
+/// Writes the shrunk streams and their sidecar: what the reference says of them, so that
+/// `asr-ctk run --cases OUT/found` fails the implementation on them and passes the
+/// reference. Returns the sidecar's path.
 fn write_case(
     out: &Path,
-    stream: &Stream,
+    streams: &Streams,
     subject: &Subject,
     role: RoleArg,
     disagreement: &Disagreement,
@@ -598,27 +646,42 @@ fn write_case(
     };
     let dir = out.join("found").join(&rule_dir);
     std::fs::create_dir_all(&dir).with_context(|| format!("failed to create {}", dir.display()))?;
-    let bytes = stream.to_bytes();
-    let reference = check_bytes(&bytes, &CheckOptions::default());
-    let prefix = if reference.valid() { "y" } else { "n" };
+    let bytes: Vec<Vec<u8>> = streams.iter().map(|(_, s)| s.to_bytes()).collect();
+    let options = CheckOptions::default();
+    let mut reports: Vec<_> = bytes.iter().map(|b| check_bytes(b, &options)).collect();
+    check_related(&mut reports, &options);
+    let valid = reports.iter().all(asr_suite::check::StreamReport::valid);
+    let prefix = if valid { "y" } else { "n" };
     let stem = format!("{prefix}_fuzz_{}_{seed}_{iteration}", disagreement.kind).replace('-', "_");
-    let stream_path = dir.join(format!("{stem}.jsonl"));
-    std::fs::write(&stream_path, &bytes)
-        .with_context(|| format!("failed to write {}", stream_path.display()))?;
+    for ((part, _), bytes) in streams.iter().zip(&bytes) {
+        let name = if part.is_empty() {
+            format!("{stem}.jsonl")
+        } else {
+            format!("{stem}.{part}.jsonl")
+        };
+        let path = dir.join(name);
+        std::fs::write(&path, bytes)
+            .with_context(|| format!("failed to write {}", path.display()))?;
+    }
     let expect = match role {
         RoleArg::Validator => Expect {
             validator: Some(ValidatorExpect {
-                valid: reference.valid(),
-                violations: reference
-                    .diagnostics
+                valid,
+                violations: streams
                     .iter()
-                    .filter(|d| !(d.rule == "ASR-406" && d.severity == Severity::Notice))
-                    .map(|d| Violation {
-                        rule: d.rule.clone(),
-                        severity: d.severity,
-                        line: d.line,
-                        pointer: d.pointer.clone(),
-                        file: None,
+                    .zip(&reports)
+                    .flat_map(|((part, _), report)| {
+                        report
+                            .diagnostics
+                            .iter()
+                            .filter(|d| !(d.rule == "ASR-406" && d.severity == Severity::Notice))
+                            .map(move |d| Violation {
+                                rule: d.rule.clone(),
+                                severity: d.severity,
+                                line: d.line,
+                                pointer: d.pointer.clone(),
+                                file: (!part.is_empty()).then(|| part.clone()),
+                            })
                     })
                     .collect(),
                 if_rejected: Vec::new(),
@@ -626,7 +689,8 @@ fn write_case(
             reader: None,
         },
         RoleArg::Reader => {
-            let outcome = oracle::reference_reading(&bytes);
+            // Families are asked of validators only: a reader's case has one stream.
+            let outcome = oracle::reference_reading(&bytes[0]);
             Expect {
                 validator: None,
                 reader: Some(ReaderExpect {
@@ -673,7 +737,7 @@ fn write_case(
         serde_json::to_string_pretty(&sidecar)? + "\n",
     )
     .with_context(|| format!("failed to write {}", sidecar_path.display()))?;
-    Ok(stream_path)
+    Ok(sidecar_path)
 }
 
 /// A text cut to a line's length.

@@ -29,20 +29,20 @@ pub fn corpus_root(given: Option<&Path>) -> Result<PathBuf> {
     Ok(root)
 }
 
-/// Moves each found case (its stream's path under `OUT/found/RULE/`) into `corpus`.
+/// Copies each found case (its sidecar's path under `OUT/found/RULE/`) into `corpus`.
 pub fn promote(corpus: &Path, found: &[PathBuf]) -> Result<Vec<Promoted>> {
     let lock_path = corpus.join("ids.lock");
     let mut lock = std::fs::read_to_string(&lock_path)
         .with_context(|| format!("failed to read {}", lock_path.display()))?;
     let mut promoted = Vec::new();
-    for stream in found {
-        let outcome = promote_one(corpus, stream, &mut lock).and_then(|(name, id)| {
+    for sidecar in found {
+        let outcome = promote_one(corpus, sidecar, &mut lock).and_then(|(name, id)| {
             std::fs::write(&lock_path, &lock)
                 .map_err(|e| format!("failed to write {}: {e}", lock_path.display()))?;
             Ok((name, id))
         });
         promoted.push(Promoted {
-            from: stream.clone(),
+            from: sidecar.clone(),
             outcome,
         });
     }
@@ -51,11 +51,10 @@ pub fn promote(corpus: &Path, found: &[PathBuf]) -> Result<Vec<Promoted>> {
 
 fn promote_one(
     corpus: &Path,
-    stream: &Path,
+    sidecar_path: &Path,
     lock: &mut String,
 ) -> Result<(String, String), String> {
-    let sidecar_path = stream.with_extension("json");
-    let rule_dir = stream.parent().ok_or("no directory")?;
+    let rule_dir = sidecar_path.parent().ok_or("no directory")?;
     let rule = rule_dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -64,9 +63,9 @@ fn promote_one(
         return Err("it names no rule to file it under".into());
     }
     let found_root = rule_dir.parent().ok_or("no directory")?;
-    let mut case = load_case(found_root, &sidecar_path).map_err(|e| e.to_string())?;
+    let mut case = load_case(found_root, sidecar_path).map_err(|e| e.to_string())?;
     let catalog = Catalog::embedded();
-    let text = std::fs::read_to_string(&sidecar_path).map_err(|e| e.to_string())?;
+    let text = std::fs::read_to_string(sidecar_path).map_err(|e| e.to_string())?;
     let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
     let one = std::slice::from_ref(&case);
     let problems: Vec<String> = [
@@ -83,7 +82,7 @@ fn promote_one(
         ));
     }
     let section = section_of(corpus, &rule, catalog)?;
-    let stem = stream
+    let stem = sidecar_path
         .file_stem()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
@@ -99,8 +98,15 @@ fn promote_one(
     std::fs::create_dir_all(&dir)
         .map_err(|e| format!("failed to create {}: {e}", dir.display()))?;
     let target = dir.join(&name_stem);
-    std::fs::copy(stream, target.with_extension("jsonl"))
-        .map_err(|e| format!("failed to copy the stream: {e}"))?;
+    for (part, stream) in &case.streams {
+        let name = if part.is_empty() {
+            format!("{name_stem}.jsonl")
+        } else {
+            format!("{name_stem}.{part}.jsonl")
+        };
+        std::fs::copy(stream, dir.join(name))
+            .map_err(|e| format!("failed to copy the stream: {e}"))?;
+    }
     let sidecar = serde_json::to_string_pretty(&case.sidecar).map_err(|e| e.to_string())? + "\n";
     std::fs::write(target.with_extension("json"), sidecar)
         .map_err(|e| format!("failed to write the sidecar: {e}"))?;

@@ -348,3 +348,60 @@ fn a_one_shot_adapter_is_fuzzed_a_process_a_stream() {
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("no disagreement"), "{text}");
 }
+
+/// A validator is asked now and then about a parent and its child together: two streams,
+/// `parent` and `child`, valid together with no warning (ASR-412).
+#[test]
+fn a_validator_is_asked_about_a_parent_and_its_child_together() {
+    let out = scratch("fuzz-family");
+    let requests = out.join("requests.jsonl");
+    let adapter = format!(
+        "python3 {}",
+        crate::helpers::adapters()
+            .join("records_requests.py")
+            .display()
+    );
+    let output = crate::helpers::Kit::new(&[
+        "fuzz",
+        "--adapter",
+        &adapter,
+        "--iterations",
+        "48",
+        "--keep",
+        "0",
+        "--out",
+        &out.join("out").to_string_lossy(),
+    ])
+    .envs(&[("REQUESTS_FILE", &requests.to_string_lossy())])
+    .output();
+    assert!(output.status.code().is_some(), "{output:?}");
+    let text = std::fs::read_to_string(&requests).expect("the requests");
+    let mut families = 0;
+    for line in text.lines() {
+        let request: serde_json::Value = serde_json::from_str(line).expect("a request");
+        let streams = request["streams"].as_array().expect("streams");
+        if streams.len() == 1 {
+            continue;
+        }
+        families += 1;
+        let parts: Vec<&str> = streams.iter().filter_map(|s| s["part"].as_str()).collect();
+        assert_eq!(parts, ["parent", "child"]);
+        let bytes: Vec<Vec<u8>> = streams
+            .iter()
+            .map(|s| {
+                asr_suite::protocol::base64_decode(s["data"].as_str().expect("data"))
+                    .expect("base64")
+            })
+            .collect();
+        let slices: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
+        assert!(
+            asr_suite::fuzz::oracle::fits_a_case(&slices, None),
+            "{line}"
+        );
+        assert!(
+            String::from_utf8_lossy(&bytes[1]).contains("spawnedBy"),
+            "the child names its parent"
+        );
+    }
+    assert_eq!(families, 3, "one valid iteration in 16 asks about a family");
+}

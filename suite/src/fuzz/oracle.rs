@@ -99,26 +99,23 @@ pub fn reference_reports(stream: &[u8], rule: &str) -> bool {
         .any(|d| d.severity == Severity::Error && d.rule == rule)
 }
 
-/// Whether the reference's findings on `stream` fit a case of the corpus: none of error or
-/// warning level (nor an ASR-412 notice, which a negative counts) under another rule than
-/// `rule`, and, when a rule is given, that rule at error level. A shrunk stream that keeps
-/// to this is a `y_` or an `n_` case that the corpus's lints accept.
-pub fn fits_a_case(stream: &[u8], rule: Option<&str>) -> bool {
-    let report = check_bytes(stream, &CheckOptions::default());
+/// Whether the reference's findings on `streams`, checked together, fit a case of the
+/// corpus: none of error or warning level (nor an ASR-412 notice, which a negative counts)
+/// under another rule than `rule`, and, when a rule is given, that rule at error level. Shrunk
+/// streams that keep to this are a `y_` or an `n_` case that the corpus's lints accept.
+pub fn fits_a_case(streams: &[&[u8]], rule: Option<&str>) -> bool {
+    let options = CheckOptions::default();
+    let mut reports: Vec<_> = streams.iter().map(|s| check_bytes(s, &options)).collect();
+    crate::check::check_related(&mut reports, &options);
+    let findings = || reports.iter().flat_map(|r| r.diagnostics.iter());
     let counted = |d: &&crate::diagnostic::Diagnostic| {
         d.severity != Severity::Notice || d.rule == crate::rule::ASR_412.as_str()
     };
-    let outside = report
-        .diagnostics
-        .iter()
+    let outside = findings()
         .filter(counted)
         .any(|d| Some(d.rule.as_str()) != rule);
-    let broken = rule.is_none_or(|rule| {
-        report
-            .diagnostics
-            .iter()
-            .any(|d| d.severity == Severity::Error && d.rule == rule)
-    });
+    let broken =
+        rule.is_none_or(|rule| findings().any(|d| d.severity == Severity::Error && d.rule == rule));
     !outside && broken
 }
 
@@ -229,17 +226,17 @@ mod tests {
     fn a_case_fits_only_with_no_finding_beyond_its_rule() {
         let header = r#"{"type":"session","seq":0,"id":"h","formatVersion":"0.1","agent":{"name":"codex"},"sessionId":"s1"}"#;
         let valid = format!("{header}\n");
-        assert!(fits_a_case(valid.as_bytes(), None));
+        assert!(fits_a_case(&[valid.as_bytes()], None));
         // A header without sessionId: a warning, so no y_ case, and no n_ case of another rule.
         let warned = "{\"type\":\"session\",\"seq\":0,\"id\":\"h\",\"formatVersion\":\"0.1\",\"agent\":{\"name\":\"codex\"}}\n";
-        assert!(!fits_a_case(warned.as_bytes(), None));
+        assert!(!fits_a_case(&[warned.as_bytes()], None));
         let broken = format!(
             "{header}\n{}\n",
             r#"{"type":"message","seq":1,"id":"r1","role":"user","content":[{"type":"text","text":"hi"}]}"#
         );
-        assert!(fits_a_case(broken.as_bytes(), Some("ASR-200")));
-        assert!(!fits_a_case(broken.as_bytes(), Some("ASR-212")));
-        assert!(!fits_a_case(broken.as_bytes(), None));
+        assert!(fits_a_case(&[broken.as_bytes()], Some("ASR-200")));
+        assert!(!fits_a_case(&[broken.as_bytes()], Some("ASR-212")));
+        assert!(!fits_a_case(&[broken.as_bytes()], None));
     }
 
     #[test]
