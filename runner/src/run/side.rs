@@ -35,20 +35,7 @@ impl Side {
                 running: Some(running),
                 identity,
             }),
-            Err((fault, stderr)) => {
-                eprintln!(
-                    "asr-ctk: `{}` did not start: {}",
-                    escape_controls(&argv.join(" ")),
-                    escape_controls(&fault.to_string())
-                );
-                if !stderr.trim().is_empty() {
-                    eprintln!(
-                        "asr-ctk: what it wrote to stderr:\n{}",
-                        escape_controls(stderr.trim_end())
-                    );
-                }
-                Err(exit::HARNESS)
-            }
+            Err((fault, stderr)) => Err(did_not_start(argv, &fault.to_string(), &stderr)),
         }
     }
 
@@ -60,12 +47,7 @@ impl Side {
 
     /// Its name and version, as it gave them, else its command.
     pub fn name(&self) -> String {
-        match &self.identity {
-            Reply::Started { implementation, .. } => {
-                format!("{} {}", implementation.name, implementation.version)
-            }
-            _ => self.argv.join(" "),
-        }
+        name_of(&self.identity, &self.argv)
     }
 
     /// Asks the adapter, restarting it first when a fault ended it.
@@ -132,28 +114,12 @@ impl OneShotSide {
             Ok(other) => format!("it answered the handshake with {}", describe(&other)),
             Err(fault) => fault.to_string(),
         };
-        eprintln!(
-            "asr-ctk: `{}` did not start: {}",
-            escape_controls(&argv.join(" ")),
-            escape_controls(&fault)
-        );
-        if !stderr.trim().is_empty() {
-            eprintln!(
-                "asr-ctk: what it wrote to stderr:\n{}",
-                escape_controls(stderr.trim_end())
-            );
-        }
-        Err(exit::HARNESS)
+        Err(did_not_start(argv, &fault, &stderr))
     }
 
     /// Its name and version, as it gave them, else its command.
     pub fn name(&self) -> String {
-        match &self.identity {
-            Reply::Started { implementation, .. } => {
-                format!("{} {}", implementation.name, implementation.version)
-            }
-            _ => self.argv.join(" "),
-        }
+        name_of(&self.identity, &self.argv)
     }
 
     /// Runs it on the one stream of `request`, read from `path`.
@@ -178,4 +144,31 @@ impl OneShotSide {
             Err(fault) => Err(fault.to_string()),
         }
     }
+}
+
+/// An implementation's name and version, as it gave them, else its command.
+fn name_of(identity: &Reply, argv: &[String]) -> String {
+    match identity {
+        Reply::Started { implementation, .. } => {
+            format!("{} {}", implementation.name, implementation.version)
+        }
+        _ => argv.join(" "),
+    }
+}
+
+/// Says on stderr why an adapter did not start, with what it wrote there; the exit status
+/// of a harness failure.
+fn did_not_start(argv: &[String], fault: &str, stderr: &str) -> u8 {
+    eprintln!(
+        "asr-ctk: `{}` did not start: {}",
+        escape_controls(&argv.join(" ")),
+        escape_controls(fault)
+    );
+    if !stderr.trim().is_empty() {
+        eprintln!(
+            "asr-ctk: what it wrote to stderr:\n{}",
+            escape_controls(stderr.trim_end())
+        );
+    }
+    exit::HARNESS
 }

@@ -315,6 +315,21 @@ impl<'u, 'a> Builder<'u, 'a> {
         Ok(self.u.choose(&set.values)?.clone())
     }
 
+    /// Each member now and then, with a value of its set: (member, value set).
+    fn optional_values(
+        &mut self,
+        record: &mut Map<String, Value>,
+        members: &[(&str, &str)],
+    ) -> Result<()> {
+        for (member, set) in members {
+            if self.maybe()? {
+                let value = self.value_of(set)?;
+                record.insert((*member).into(), value.into());
+            }
+        }
+        Ok(())
+    }
+
     /// A listed value of `member`'s set among `allowed` (where the stream so far allows only
     /// some of them).
     fn listed_among(&mut self, member: &str, allowed: &[&str]) -> Result<String> {
@@ -641,32 +656,28 @@ impl<'u, 'a> Builder<'u, 'a> {
                 let role = self.value_of("message.role")?;
                 m.insert("role".into(), role.into());
             }
-            for (member, set) in [
-                ("author", "message.author"),
-                ("origin", "message.origin"),
-                ("audience", "message.audience"),
-            ] {
-                if self.maybe()? {
-                    let value = self.value_of(set)?;
-                    m.insert(member.into(), value.into());
-                }
-            }
+            self.optional_values(
+                &mut m,
+                &[
+                    ("author", "message.author"),
+                    ("origin", "message.origin"),
+                    ("audience", "message.audience"),
+                ],
+            )?;
             if m.get("origin").and_then(Value::as_str) == Some("notice") {
                 // A stored harness notice comes from the harness, for the user (ASR-205).
                 m.insert("author".into(), "harness".into());
                 m.insert("audience".into(), "user".into());
             }
         }
-        for (member, set) in [
-            ("phase", "message.phase"),
-            ("status", "message.status"),
-            ("via", "message.via"),
-        ] {
-            if self.maybe()? {
-                let value = self.value_of(set)?;
-                m.insert(member.into(), value.into());
-            }
-        }
+        self.optional_values(
+            &mut m,
+            &[
+                ("phase", "message.phase"),
+                ("status", "message.status"),
+                ("via", "message.via"),
+            ],
+        )?;
         if self.u.ratio(1, 6)? {
             m.insert("from".into(), json!({"participant": "alice"}));
             let mut recipient = json!({"actor": {"address": "agents/reviewer"}});
