@@ -70,16 +70,38 @@ pub struct Stream {
     pub records: Vec<Map<String, Value>>,
 }
 
+/// The member of a record that stands for a line of raw text: an envelope mutator's line
+/// that is no JSON object, or not UTF-8. Its value holds the line's bytes, each as the
+/// character of the same number (U+0000 to U+00FF), so that shortening it keeps it bytes;
+/// its name starts with NUL, which no generated record has.
+pub const RAW_LINE: &str = "\u{0}raw-line";
+
 impl Stream {
-    /// The stream as JSON lines, each ended by `\n`.
+    /// The stream as JSON lines, each ended by `\n`; a record holding [`RAW_LINE`] is written
+    /// as its bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::new();
         for record in &self.records {
-            // A map of JSON values always serializes.
-            serde_json::to_writer(&mut out, record).unwrap_or_default();
+            if let Some(Value::String(raw)) = record.get(RAW_LINE) {
+                out.extend(
+                    raw.chars()
+                        .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?')),
+                );
+            } else {
+                // A map of JSON values always serializes.
+                serde_json::to_writer(&mut out, record).unwrap_or_default();
+            }
             out.push(b'\n');
         }
         out
+    }
+
+    /// A record that stands for a line of these bytes (see [`RAW_LINE`]).
+    pub fn raw_line(bytes: &[u8]) -> Map<String, Value> {
+        let text: String = bytes.iter().map(|&b| char::from(b)).collect();
+        let mut record = Map::new();
+        record.insert(RAW_LINE.into(), text.into());
+        record
     }
 }
 
