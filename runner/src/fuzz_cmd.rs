@@ -163,6 +163,8 @@ pub fn run(args: &Args) -> Result<u8> {
         for (job, target) in targets.into_iter().enumerate() {
             let (shared, work) = (&shared, &work);
             scope.spawn(move || {
+                // Counted out however the job ends, a panic included, so the wait below ends.
+                let _running = Running(&shared.running);
                 let talk = Talk {
                     timeout: Duration::from_secs_f64(args.timeout),
                     max_reply_bytes: limits.max_reply_bytes,
@@ -172,7 +174,6 @@ pub fn run(args: &Args) -> Result<u8> {
                 if let Err(e) = fuzz_job(args, target, talk, shared, deadline, &path) {
                     lock(&shared.failure).get_or_insert(e);
                 }
-                shared.running.fetch_sub(1, Ordering::SeqCst);
             });
         }
         let mut last_line = Instant::now();
@@ -187,10 +188,10 @@ pub fn run(args: &Args) -> Result<u8> {
     if live {
         eprintln!();
     }
+    let _ = std::fs::remove_dir_all(&work);
     if let Some(failure) = lock(&shared.failure).take() {
         return Err(failure);
     }
-    let _ = std::fs::remove_dir_all(&work);
     let elapsed = started.elapsed().as_secs_f64();
     let tallies = std::mem::take(&mut *lock(&shared.tallies));
     let iterations = shared.judged.load(Ordering::SeqCst);
@@ -233,6 +234,15 @@ struct Shared {
     tallies: Mutex<BTreeMap<(Kind, String), Tally>>,
     /// The first error that ended a job (writing a case failed, say).
     failure: Mutex<Option<anyhow::Error>>,
+}
+
+/// A running job, counted out when dropped.
+struct Running<'a>(&'a AtomicUsize);
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
