@@ -412,7 +412,8 @@ fn subject_of(
 /// The streams of one iteration: one, whose part is `""`, or a family (`parent`, `child`).
 type Streams = Vec<(String, Stream)>;
 
-/// For a validator, one valid iteration in this many is a family of related streams.
+/// For a validator, one iteration in this many (one whose stream would be valid) is a family
+/// of related streams.
 const FAMILY_EVERY: u64 = 16;
 
 /// One pair of iterations in this many generates streams as large as their bytes choose.

@@ -404,5 +404,5 @@ fn a_validator_is_asked_about_a_parent_and_its_child_together() {
             "the child names its parent"
         );
     }
-    assert_eq!(families, 3, "one valid iteration in 16 asks about a family");
+    assert_eq!(families, 3, "one iteration in 16 asks about a family");
 }
