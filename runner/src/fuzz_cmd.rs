@@ -380,7 +380,7 @@ fn subject_of(
     let mut u = Unstructured::new(&data);
     let mut config: Config = u.arbitrary().unwrap_or_default();
     if !large {
-        config.max_records = config.max_records.min(16);
+        config.max_records = config.max_records.min(12);
         config.max_parts = config.max_parts.min(4);
         config.max_text = config.max_text.min(160);
     }
@@ -417,7 +417,7 @@ type Streams = Vec<(String, Stream)>;
 const FAMILY_EVERY: u64 = 16;
 
 /// One pair of iterations in this many generates streams as large as their bytes choose.
-const LARGE_PAIRS: u64 = 32;
+const LARGE_PAIRS: u64 = 64;
 
 /// How the implementation is asked: one process for the whole run (restarted after a
 /// fault), or one process a stream.
