@@ -136,16 +136,7 @@ fn value_set(member: &str) -> &'static ValueSet {
 
 /// Generates one valid stream.
 pub fn stream(u: &mut Unstructured<'_>, config: &Config) -> Result<Stream> {
-    let mut builder = Builder::new(u, config)?;
-    builder.header()?;
-    let count = builder.bounded(usize::from(config.max_records.min(200)))?;
-    for _ in 0..count {
-        if builder.u.is_empty() {
-            break;
-        }
-        builder.record()?;
-    }
-    builder.finish()
+    Builder::new(u, config)?.build()
 }
 
 /// A parent stream and the stream of a child it delegated to, which name each other as the
@@ -208,15 +199,7 @@ pub fn family(u: &mut Unstructured<'_>, config: &Config) -> Result<Family> {
         parent: parent_session,
         call,
     });
-    builder.header()?;
-    let count = builder.bounded(usize::from(config.max_records.min(200)))?;
-    for _ in 0..count {
-        if builder.u.is_empty() {
-            break;
-        }
-        builder.record()?;
-    }
-    let child = builder.finish()?;
+    let child = builder.build()?;
     Ok(Family { parent, child })
 }
 
@@ -303,6 +286,19 @@ impl<'u, 'a> Builder<'u, 'a> {
             local_through: false,
             spawn: None,
         })
+    }
+
+    /// The header, then records up to the configured count or until the bytes run out.
+    fn build(mut self) -> Result<Stream> {
+        self.header()?;
+        let count = self.bounded(usize::from(self.config.max_records.min(200)))?;
+        for _ in 0..count {
+            if self.u.is_empty() {
+                break;
+            }
+            self.record()?;
+        }
+        self.finish()
     }
 
     fn bounded(&mut self, max: usize) -> Result<usize> {
