@@ -406,3 +406,25 @@ fn a_validator_is_asked_about_a_parent_and_its_child_together() {
     }
     assert_eq!(families, 3, "one iteration in 16 asks about a family");
 }
+
+#[test]
+fn jobs_out_of_range_are_refused_before_anything_starts() {
+    let out = scratch("fuzz-jobs");
+    for jobs in ["0", "65"] {
+        let output = asr_ctk(&[
+            "fuzz",
+            "--adapter",
+            "reference",
+            "--jobs",
+            jobs,
+            "--iterations",
+            "1",
+            "--out",
+            &out.join("out").to_string_lossy(),
+        ]);
+        let text = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{text}");
+        assert!(text.contains("--jobs must be from 1 to 64"), "{text}");
+        assert!(!out.join("out").exists(), "nothing fuzzed");
+    }
+}
