@@ -99,6 +99,18 @@ impl State {
                 .find(|&&n| Some(self.index.id(n)) != place.id.as_deref())
                 .or(found.last())
             {
+                // An original on a later line with a lower seq (seq out of line order, itself
+                // ASR-X-008) has the lower seq ASR-413 asks for: seq decides, not the line.
+                Some(&n)
+                    if Some(self.index.id(n)) != place.id.as_deref()
+                        && self
+                            .index
+                            .seq(n)
+                            .zip(place.seq)
+                            .is_some_and(|(theirs, ours)| theirs < ours) =>
+                {
+                    return None;
+                }
                 Some(&n) => Finding::error(
                     rule::ASR_413,
                     pointer,
