@@ -276,7 +276,16 @@ fn fuzz_job(
             }
             // One-shot mode runs one stream a process: no families.
             let (streams, subject) = subject_of(args.seed, iteration, role, !args.oneshot)?;
-            let found = judge(&mut target, &streams, &subject, role, stream_path, talk);
+            let bytes: Vec<Vec<u8>> = streams.iter().map(|(_, s)| s.to_bytes()).collect();
+            let found = judge(
+                &mut target,
+                &streams,
+                &bytes,
+                &subject,
+                role,
+                stream_path,
+                talk,
+            );
             for disagreement in found {
                 let key = (disagreement.kind, disagreement.rule.clone());
                 let keep = {
@@ -513,21 +522,21 @@ impl Target {
     fn ask(
         &mut self,
         streams: &Streams,
+        bytes: &[Vec<u8>],
         subject: &Subject,
         role: RoleArg,
         base: &Path,
         talk: Talk<'_>,
     ) -> Result<Option<Vec<StreamAnswer>>, String> {
         let mut inputs = Vec::with_capacity(streams.len());
-        for (at, (part, stream)) in streams.iter().enumerate() {
-            let bytes = stream.to_bytes();
+        for (at, ((part, _), bytes)) in streams.iter().zip(bytes).enumerate() {
             let path = Target::path(base, at);
-            self.write_stream(base, at, &bytes)
+            self.write_stream(base, at, bytes)
                 .map_err(|e| format!("failed to write {}: {e}", path.display()))?;
             inputs.push(StreamInput {
                 part: part.clone(),
                 path: path.to_string_lossy().into_owned(),
-                data: (!self.side.by_path()).then(|| base64_encode(&bytes)),
+                data: (!self.side.by_path()).then(|| base64_encode(bytes)),
             });
         }
         self.seq += 1;
@@ -557,15 +566,17 @@ impl Target {
 
 /// Every way the implementation's answers on `streams` differ from the oracle's: at most one
 /// disagreement a rule (the first mismatch of each stands for the rest).
+/// `bytes` are the streams as written.
 fn judge(
     target: &mut Target,
     streams: &Streams,
+    bytes: &[Vec<u8>],
     subject: &Subject,
     role: RoleArg,
     base: &Path,
     talk: Talk<'_>,
 ) -> Vec<Disagreement> {
-    let answers = match target.ask(streams, subject, role, base, talk) {
+    let answers = match target.ask(streams, bytes, subject, role, base, talk) {
         Ok(Some(answers)) => answers,
         Ok(None) => return Vec::new(),
         Err(fault) => {
@@ -577,7 +588,7 @@ fn judge(
         }
     };
     let mut by_rule: BTreeMap<String, Disagreement> = BTreeMap::new();
-    for ((_, stream), answer) in streams.iter().zip(&answers) {
+    for (stream, answer) in bytes.iter().zip(&answers) {
         let found: Vec<Disagreement> = match role {
             RoleArg::Validator => {
                 let expected = match subject {
@@ -589,7 +600,7 @@ fn judge(
                     .collect()
             }
             RoleArg::Reader => {
-                let reference = oracle::reference_reading(&stream.to_bytes());
+                let reference = oracle::reference_reading(stream);
                 oracle::judge_reader(&reference, answer)
             }
         };
@@ -633,7 +644,7 @@ fn still_disagrees(
             .all(|bytes| oracle::reference_reading(bytes).accepted),
     };
     oracle_holds
-        && judge(target, candidate, subject, role, base, talk)
+        && judge(target, candidate, &bytes, subject, role, base, talk)
             .iter()
             .any(|d| d.same(disagreement))
 }
