@@ -97,21 +97,22 @@ fn rule_ids(manifest: &Path, out: &Path) {
     walk(&manifest.join("schemas"), &mut schemas);
     for schema in schemas {
         let text = std::fs::read_to_string(&schema).unwrap_or_default();
-        // `"x-asr-rule": "ASR-..."` maps failures to a rule; `"x-asr-rules": [...]` names the
-        // rules a reading member comes from.
+        // `"x-asr-rule": "ASR-..."` maps failures to a rule; `"x-asr-rule-by-kind":
+        // ["tag=ASR-...", ...]` chooses a reading member's rule by the kind of its record or part.
         let mut rest = text.as_str();
         while let Some(at) = rest.find("\"x-asr-rule") {
             rest = &rest[at + "\"x-asr-rule".len()..];
-            let list = rest.starts_with("s\"");
-            let value = rest.trim_start_matches(|c: char| {
-                c == 's' || c == '"' || c == ':' || c.is_whitespace()
-            });
+            let list = rest.starts_with("-by-kind\"");
+            let value = rest
+                .trim_start_matches("-by-kind")
+                .trim_start_matches(|c: char| c == '"' || c == ':' || c.is_whitespace());
             let values: Vec<&str> = if list {
                 let inner = value.strip_prefix('[').and_then(|v| v.split(']').next());
                 inner
                     .unwrap_or("")
                     .split(',')
                     .map(|v| v.trim().trim_matches('"'))
+                    .map(|pair| pair.split_once('=').map_or("", |(_, rule)| rule))
                     .collect()
             } else {
                 vec![value.split('"').next().unwrap_or("")]
@@ -121,7 +122,7 @@ fn rule_ids(manifest: &Path, out: &Path) {
                     ids.contains(&value),
                     "{}: {value:?} in x-asr-rule{} is no rule id of cases/rules.toml",
                     schema.display(),
-                    if list { "s" } else { "" }
+                    if list { "-by-kind" } else { "" }
                 );
             }
         }

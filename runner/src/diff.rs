@@ -10,7 +10,8 @@ use crate::{corpus, exit};
 use anyhow::{Context, Result, bail};
 use asr_suite::case::{Case, Expect, Provenance, Sidecar, Status};
 use asr_suite::catalog::Role;
-use asr_suite::conformance::{AdapterInfo, CaseResult, Outcome, RunReport};
+use asr_suite::conformance::{AdapterInfo, Attribution, CaseResult, Failure, Outcome, RunReport};
+use asr_suite::judge::members::Kinds;
 use asr_suite::judge::{ReadingMismatch, UNATTRIBUTED, diff_readings};
 use asr_suite::protocol::{ProtocolRole, ReadingAnswer, Reply, StreamAnswer};
 use asr_suite::render::escape_controls;
@@ -99,7 +100,7 @@ pub fn run(args: &Args) -> Result<u8> {
             });
         }
         let (a, b) = (&answers[0], &answers[1]);
-        let mismatches = compare(a, b, role, &case.sidecar.rules);
+        let mismatches = compare(a, b, role, case);
         for m in &mismatches {
             by_rule
                 .entry(m.rule.clone())
@@ -160,8 +161,9 @@ fn compare(
     a: &Result<Vec<StreamAnswer>, String>,
     b: &Result<Vec<StreamAnswer>, String>,
     role: ProtocolRole,
-    rules: &[String],
+    case: &Case,
 ) -> Vec<ReadingMismatch> {
+    let rules = &case.sidecar.rules;
     let (Ok(a), Ok(b)) = (a, b) else {
         return Vec::new();
     };
@@ -169,16 +171,23 @@ fn compare(
     for (index, (x, y)) in a.iter().zip(b).enumerate() {
         let mut found = if role == ProtocolRole::Reader {
             let null = serde_json::Value::Null;
+            let kinds = Kinds::of_stream(
+                &case
+                    .streams
+                    .get(index)
+                    .and_then(|(_, path)| std::fs::read(path).ok())
+                    .unwrap_or_default(),
+            );
             let mut found = diff_readings(
                 x.reading.as_ref().map_or(&null, ReadingAnswer::json),
                 y.reading.as_ref().map_or(&null, ReadingAnswer::json),
-                rules,
+                &kinds,
             );
             if x.valid != y.valid {
                 found.extend(diff_readings(
-                    &serde_json::json!({"accepted": x.valid}),
-                    &serde_json::json!({"accepted": y.valid}),
-                    rules,
+                    &serde_json::json!({"valid": x.valid}),
+                    &serde_json::json!({"valid": y.valid}),
+                    &kinds,
                 ));
             }
             found
@@ -231,6 +240,7 @@ fn result(
         .then(|| crate::run::unified_diff(&first, &second, ("first", "second")));
     CaseResult {
         detail,
+        attributions: mismatches.iter().map(charged).collect(),
         expected: (outcome == Outcome::Fail).then_some(first),
         actual: (outcome == Outcome::Fail).then_some(second),
         diff,
@@ -267,6 +277,7 @@ fn validator_differences(
                 .map_or_else(|| UNATTRIBUTED.to_owned(), Clone::clone),
             expected: a.valid.into(),
             actual: Some(b.valid.into()),
+            decision: None,
         });
     }
     let absent = || serde_json::Value::from("no such finding");
@@ -276,6 +287,7 @@ fn validator_differences(
             rule: rule.clone(),
             expected: format!("{severity} {rule}").into(),
             actual: Some(absent()),
+            decision: None,
         });
     }
     for (line, severity, rule) in second.difference(&first) {
@@ -284,9 +296,37 @@ fn validator_differences(
             rule: rule.clone(),
             expected: absent(),
             actual: Some(format!("{severity} {rule}").into()),
+            decision: None,
         });
     }
     out
+}
+
+/// A disagreement charged to its rule, as the second implementation's failure: a finding
+/// only the first reports (or a verdict of valid against invalid) is lenient, one only the
+/// second reports over-strict; readings differ on a member.
+fn charged(m: &ReadingMismatch) -> Attribution {
+    let kind = if m.pointer.starts_with("/findings/") {
+        if m.expected == "no such finding" {
+            Failure::OverStrict
+        } else {
+            Failure::Lenient
+        }
+    } else if m.pointer == "/valid" {
+        if m.expected == serde_json::Value::Bool(true) {
+            Failure::OverStrict
+        } else {
+            Failure::Lenient
+        }
+    } else {
+        Failure::Reading
+    };
+    Attribution {
+        rule: (m.rule != UNATTRIBUTED).then(|| m.rule.clone()),
+        kind,
+        decision: m.decision.clone(),
+        warning: false,
+    }
 }
 
 /// One disagreement in words: where, under which rule, and what each side said.
@@ -322,6 +362,7 @@ fn subjects(args: &Args, corpus: &[Case], role: ProtocolRole) -> Result<Vec<Case
                     },
                     provenance: Provenance::HandWritten { note: None },
                     status: Status::Stable,
+                    decision: None,
                 },
             })
             .collect());

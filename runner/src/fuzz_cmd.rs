@@ -601,7 +601,7 @@ fn judge(
             }
             RoleArg::Reader => {
                 let reference = oracle::reference_reading(stream);
-                oracle::judge_reader(&reference, answer)
+                oracle::judge_reader(stream, &reference, answer)
             }
         };
         for d in found {
@@ -716,7 +716,7 @@ fn write_case(
             Expect {
                 validator: None,
                 reader: Some(ReaderExpect {
-                    accepted: outcome.accepted,
+                    valid: outcome.accepted,
                     reading: serde_json::to_value(&outcome.reading)?,
                 }),
             }
@@ -752,6 +752,7 @@ fn write_case(
             note: Some(format!("against {}", side.name())),
         },
         status: Status::Stable,
+        decision: None,
     };
     let sidecar_path = dir.join(format!("{stem}.json"));
     std::fs::write(

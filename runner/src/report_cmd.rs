@@ -82,7 +82,7 @@ pub fn run(command: &ReportCommand) -> Result<u8> {
         });
     }
     let (root, corpus) = corpus::load(cases.as_deref())?;
-    merged.summarize(Catalog::embedded(), &corpus);
+    merged.summarize(Catalog::embedded());
     let streams = crate::run::stream_files(&root, &corpus);
     crate::run::write_reports(&merged, &streams, out)?;
     Ok(if merged.has_failures() || merged.incomplete.is_some() {

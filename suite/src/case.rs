@@ -57,6 +57,12 @@ pub struct Sidecar {
     pub provenance: Provenance,
     /// Whether its expectations are settled.
     pub status: Status,
+    /// The kit's decision (an id of the catalog's `[[decision]]`) that the expectations rest
+    /// on, where the spec text in hand does not decide: an answer that differs from them is
+    /// reported as non-strict on that decision, never as non-conformant. A `tentative` case
+    /// names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<String>,
 }
 
 /// Expectations per role.
@@ -75,8 +81,9 @@ pub struct Expect {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReaderExpect {
-    /// Whether the reader accepts the stream.
-    pub accepted: bool,
+    /// Whether the reader must read the stream (`true`) or refuse it (`false`): the `valid`
+    /// of its answer (PROTOCOL.md, "What a reader may refuse").
+    pub valid: bool,
     /// The reading, or the members of it the case decides (PROTOCOL.md, "Readers").
     pub reading: serde_json::Value,
 }

@@ -24,6 +24,102 @@ pub struct Catalog {
     pub value_sets: Vec<ValueSet>,
     /// Structural checks that the examples imply but no rule in hand states.
     pub inferred: Vec<Inferred>,
+    /// Where the spec text in hand does not decide and the kit does: each decision point,
+    /// with the sentence it rests on. An implementation that decides otherwise is reported
+    /// as non-strict on it.
+    #[serde(rename = "decision", default, skip_serializing_if = "Vec::is_empty")]
+    pub decisions: Vec<Decision>,
+}
+
+/// One decision point of the kit: where the spec text in hand is silent or open, what the
+/// kit's cases and reference decide.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct Decision {
+    /// A short kebab-case name, cited by sidecars (`decision`) and reports.
+    pub id: String,
+    /// The rules (or inferred checks) it decides for.
+    pub rules: Vec<String>,
+    /// What the kit decides, in one sentence.
+    pub summary: String,
+    /// The sentence of the spec it rests on, quoted, and what the text leaves open.
+    pub rests_on: String,
+    /// A member of the reading this decision shapes (a JSON Pointer; `*` stands for any one
+    /// token), for decisions about how the reading writes what it read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reading: Option<String>,
+    /// How an answer that decides otherwise on `reading` is still recognised.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub equivalence: Vec<Equivalence>,
+    /// The implementation-defined (`i_`) cases this decision leaves to implementations:
+    /// either branch passes, and the reference's choice is the kit's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cases: Vec<String>,
+}
+
+/// A way two values of a reading member are the same but for a decision of the kit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Equivalence {
+    /// Arrays with the same elements in another order.
+    Unordered,
+    /// Strings equal but for the case of the hex digits of percent-escapes.
+    EscapeCase,
+}
+
+impl Equivalence {
+    /// `value` written the one way the kit writes it.
+    pub fn normal(self, value: &Value) -> Value {
+        match (self, value) {
+            (Equivalence::Unordered, Value::Array(items)) => {
+                let mut items = items.clone();
+                items.sort_by_cached_key(Value::to_string);
+                Value::Array(items)
+            }
+            (Equivalence::EscapeCase, Value::String(text)) => Value::String(upper_escapes(text)),
+            (Equivalence::EscapeCase, Value::Array(items)) => {
+                Value::Array(items.iter().map(|v| self.normal(v)).collect())
+            }
+            _ => value.clone(),
+        }
+    }
+}
+
+/// `text` with the two hex digits after every `%` in upper case.
+fn upper_escapes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut upper = 0;
+    for c in text.chars() {
+        if upper > 0 {
+            out.push(c.to_ascii_uppercase());
+            upper -= 1;
+        } else {
+            out.push(c);
+            if c == '%' {
+                upper = 2;
+            }
+        }
+    }
+    out
+}
+
+impl Decision {
+    /// Whether `pointer` is the reading member this decision shapes.
+    pub fn shapes(&self, pointer: &str) -> bool {
+        let Some(pattern) = &self.reading else {
+            return false;
+        };
+        let mut want = pattern.split('/');
+        let mut got = pointer.split('/');
+        loop {
+            match (want.next(), got.next()) {
+                (None, None) => return true,
+                (Some(w), Some(g)) if w == "*" || w == g => {}
+                _ => return false,
+            }
+        }
+    }
 }
 
 /// One ASR rule stated in the spec text.
@@ -407,6 +503,11 @@ impl Catalog {
         self.rules
             .iter()
             .filter(|r| r.checks.contains(&CheckKind::Stream))
+    }
+
+    /// The decision with this id.
+    pub fn decision(&self, id: &str) -> Option<&Decision> {
+        self.decisions.iter().find(|d| d.id == id)
     }
 
     /// The clause with this id (`ASR-221.a`), and its rule.

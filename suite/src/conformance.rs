@@ -3,9 +3,8 @@
 //! `schemas/report.schema.json`; every report records the kit's version, a digest of the
 //! case set, the implementation's identity and the command line, so a claim can be checked.
 
-use crate::case::{Case, Verdict};
+use crate::case::Case;
 use crate::catalog::{Catalog, Level, Role};
-use crate::diagnostic::Severity;
 use crate::protocol::{Implementation, ProtocolRole};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
@@ -22,6 +21,9 @@ pub enum Outcome {
     Pass,
     /// The answer differs.
     Fail,
+    /// The answer differs from the expectation only on decisions of the kit (where the spec
+    /// text in hand does not decide): not a failure; the decisions are named.
+    NonStrict,
     /// Declined by the adapter, or not run by the kit.
     Skipped,
     /// The adapter answered `error`.
@@ -39,9 +41,10 @@ pub enum Outcome {
 
 impl Outcome {
     /// Every outcome, in report order.
-    pub const ALL: [Outcome; 8] = [
+    pub const ALL: [Outcome; 9] = [
         Outcome::Pass,
         Outcome::Fail,
+        Outcome::NonStrict,
         Outcome::Skipped,
         Outcome::Error,
         Outcome::Timeout,
@@ -55,6 +58,7 @@ impl Outcome {
         match self {
             Outcome::Pass => "pass",
             Outcome::Fail => "fail",
+            Outcome::NonStrict => "non-strict",
             Outcome::Skipped => "skipped",
             Outcome::Error => "error",
             Outcome::Timeout => "timeout",
@@ -64,9 +68,65 @@ impl Outcome {
         }
     }
 
-    /// Counts against the implementation (everything but pass, skipped and not run).
+    /// Counts against the implementation (everything but pass, non-strict, skipped and not
+    /// run).
     pub fn is_failure(self) -> bool {
-        !matches!(self, Outcome::Pass | Outcome::Skipped | Outcome::NotRun)
+        !matches!(
+            self,
+            Outcome::Pass | Outcome::NonStrict | Outcome::Skipped | Outcome::NotRun
+        )
+    }
+}
+
+/// What a failure says of the implementation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Failure {
+    /// A validator missed a finding the stream calls for (or accepted a stream it must reject).
+    Lenient,
+    /// A validator reported an error the stream does not call for (or rejected a stream it
+    /// must accept).
+    OverStrict,
+    /// A reader read a member wrong.
+    Reading,
+    /// A reader refused a stream it must read, or read one it must refuse.
+    Refusal,
+}
+
+impl Failure {
+    /// The kebab-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Failure::Lenient => "lenient",
+            Failure::OverStrict => "over-strict",
+            Failure::Reading => "reading",
+            Failure::Refusal => "refusal",
+        }
+    }
+}
+
+/// One failure of a case, charged to the rule that failed.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Attribution {
+    /// The rule (or inferred check) that failed; absent when no rule in hand decides what
+    /// was wrong (a reading listing a record the stream does not have).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// How it failed.
+    pub kind: Failure,
+    /// The kit's decision the answer differs on, when that is all it differs on: non-strict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<String>,
+    /// A lenient failure on a finding that is only a warning (a SHOULD broken): non-strict.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub warning: bool,
+}
+
+impl Attribution {
+    /// Whether it makes its rule non-conformant (not only non-strict).
+    pub fn is_hard(&self) -> bool {
+        self.decision.is_none() && !self.warning
     }
 }
 
@@ -102,6 +162,13 @@ pub struct CaseResult {
     /// What the adapter wrote to stderr while on this case (cut to its last 16 KiB).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stderr: Option<String>,
+    /// Each failure, charged to the rule that failed (empty when the case passed, or its
+    /// outcome is not an answer judged).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attributions: Vec<Attribution>,
+    /// What the judgement noticed that is no failure (members the reading does not define).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// Rule ids the answer cites that the catalog does not know (at most
     /// [`MAX_UNKNOWN_RULES`], each cut to [`MAX_RULE_ID_CHARS`] characters).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -140,6 +207,8 @@ impl CaseResult {
             actual: None,
             diff: None,
             stderr: None,
+            attributions: Vec::new(),
+            notes: Vec::new(),
             unknown_rules: Vec::new(),
             millis: 0,
         }
@@ -263,8 +332,15 @@ pub struct RuleResult {
     pub cases: usize,
     /// Of those: passed.
     pub passed: usize,
-    /// Failed (the answer differed).
+    /// Cases (of any rule) with a failure charged to this rule.
     pub failed: usize,
+    /// Of those: a finding of this rule the stream calls for was missing.
+    pub lenient: usize,
+    /// Of those: an error under this rule the stream does not call for.
+    pub over_strict: usize,
+    /// The kit's decisions the implementation decides otherwise on, for this rule.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decisions: Vec<String>,
     /// Skipped.
     pub skipped: usize,
     /// Errored, timed out, crashed or broke the protocol.
@@ -347,19 +423,19 @@ impl RunReport {
             interrupted: false,
             incomplete: None,
         };
-        report.summarize(Catalog::embedded(), corpus);
+        report.summarize(Catalog::embedded());
         Ok(report)
     }
 
     /// Recomputes totals and rule verdicts from the cases.
-    pub fn summarize(&mut self, catalog: &Catalog, corpus: &[Case]) {
+    pub fn summarize(&mut self, catalog: &Catalog) {
         self.cases
             .sort_by(|a, b| (&a.name, a.role).cmp(&(&b.name, b.role)));
         self.totals = Outcome::ALL.iter().map(|o| (*o, 0)).collect();
         for case in &self.cases {
             *self.totals.entry(case.outcome).or_default() += 1;
         }
-        self.rules = rule_results(catalog, corpus, &self.cases, &self.adapter.roles);
+        self.rules = rule_results(catalog, &self.cases, &self.adapter.roles);
     }
 
     /// Whether any case failed in any way.
@@ -370,11 +446,9 @@ impl RunReport {
 
 fn rule_results(
     catalog: &Catalog,
-    corpus: &[Case],
     cases: &[CaseResult],
     roles: &[ProtocolRole],
 ) -> Vec<RuleResult> {
-    let by_name: BTreeMap<&str, &Case> = corpus.iter().map(|c| (c.name.as_str(), c)).collect();
     let plays = |binds: &[Role]| {
         roles.iter().any(|r| match r {
             ProtocolRole::Validator => binds.contains(&Role::Validator),
@@ -409,21 +483,41 @@ fn rule_results(
             let mine: Vec<&CaseResult> = cases.iter().filter(|c| c.rules.contains(&rule)).collect();
             let count = |f: &dyn Fn(Outcome) -> bool| mine.iter().filter(|c| f(c.outcome)).count();
             let passed = count(&|o| o == Outcome::Pass);
-            let failed = count(&|o| o == Outcome::Fail);
             let skipped = count(&|o| o == Outcome::Skipped);
             let errored = count(&|o| o.is_failure() && o != Outcome::Fail);
             let not_run = count(&|o| o == Outcome::NotRun);
+            // Failures charged to this rule, by whatever case they happened on.
+            let charged: Vec<(&CaseResult, &Attribution)> = cases
+                .iter()
+                .flat_map(|c| c.attributions.iter().map(move |a| (c, a)))
+                .filter(|(_, a)| a.rule.as_deref() == Some(rule.as_str()))
+                .collect();
+            let cases_with = |f: &dyn Fn(&Attribution) -> bool| {
+                let mut names: Vec<(&str, ProtocolRole)> = charged
+                    .iter()
+                    .filter(|(_, a)| f(a))
+                    .map(|(c, _)| (c.name.as_str(), c.role))
+                    .collect();
+                names.sort_unstable();
+                names.dedup();
+                names.len()
+            };
+            let failed = cases_with(&|_| true);
+            let lenient = cases_with(&|a| a.kind == Failure::Lenient);
+            let over_strict = cases_with(&|a| a.kind == Failure::OverStrict);
+            let hard = cases_with(&Attribution::is_hard);
+            let mut decisions: Vec<String> = charged
+                .iter()
+                .filter_map(|(_, a)| a.decision.clone())
+                .collect();
+            decisions.sort();
+            decisions.dedup();
             let verdict = if !applicable {
                 RuleVerdict::NotApplicable
+            } else if (hard > 0 || errored > 0) && must {
+                RuleVerdict::NonConformant
             } else if failed + errored > 0 {
-                let should_only = mine.iter().filter(|c| c.outcome.is_failure()).all(|c| {
-                    c.outcome == Outcome::Fail && !must_level(by_name.get(c.name.as_str()).copied())
-                });
-                if should_only || !must {
-                    RuleVerdict::NonStrict
-                } else {
-                    RuleVerdict::NonConformant
-                }
+                RuleVerdict::NonStrict
             } else if passed == 0 {
                 RuleVerdict::Untested
             } else {
@@ -436,25 +530,15 @@ fn rule_results(
                 cases: mine.len() - not_run,
                 passed,
                 failed,
+                lenient,
+                over_strict,
+                decisions,
                 skipped,
                 errored,
                 verdict,
             }
         })
         .collect()
-}
-
-/// Whether a case's expectation holds an error (a MUST broken), or is a positive case.
-fn must_level(case: Option<&Case>) -> bool {
-    let Some(case) = case else { return true };
-    if case.verdict() != Some(Verdict::Reject) {
-        return true;
-    }
-    case.sidecar
-        .expect
-        .validator
-        .as_ref()
-        .is_none_or(|v| v.violations.iter().any(|x| x.severity == Severity::Error))
 }
 
 /// `sha256:` and the digest of the corpus: every case's name, sidecar and streams, in order.
@@ -517,14 +601,23 @@ mod tests {
     }
 
     fn verdicts(cases: &[CaseResult], roles: &[ProtocolRole]) -> BTreeMap<String, RuleVerdict> {
-        let corpus = crate::case::load_corpus(
-            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases"),
-        )
-        .expect("corpus");
-        rule_results(Catalog::embedded(), &corpus, cases, roles)
+        rule_results(Catalog::embedded(), cases, roles)
             .into_iter()
             .map(|r| (r.rule, r.verdict))
             .collect()
+    }
+
+    fn charged(mut case: CaseResult, charges: &[(&str, Failure, bool)]) -> CaseResult {
+        case.attributions = charges
+            .iter()
+            .map(|(rule, kind, warning)| Attribution {
+                rule: Some((*rule).to_owned()),
+                kind: *kind,
+                decision: None,
+                warning: *warning,
+            })
+            .collect();
+        case
     }
 
     #[test]
@@ -578,7 +671,7 @@ mod tests {
     }
 
     #[test]
-    fn verdicts_follow_outcomes_and_levels() {
+    fn verdicts_follow_the_failures_charged_to_each_rule() {
         let v = ProtocolRole::Validator;
         let cases = [
             result(
@@ -591,17 +684,32 @@ mod tests {
                 &["ASR-212"],
                 Outcome::Pass,
             ),
-            result("messages/ASR-231/n_x", &["ASR-231"], Outcome::Fail),
+            // A case of ASR-210 failed because the implementation wrongly cited ASR-228.
+            charged(
+                result("messages/ASR-210/y_x", &["ASR-210"], Outcome::Fail),
+                &[("ASR-228", Failure::OverStrict, false)],
+            ),
+            result("messages/ASR-210/y_y", &["ASR-210"], Outcome::Pass),
+            result("messages/ASR-228/y_x", &["ASR-228"], Outcome::Pass),
+            charged(
+                result("messages/ASR-231/n_x", &["ASR-231"], Outcome::Fail),
+                &[("ASR-231", Failure::Lenient, false)],
+            ),
             result("messages/ASR-234/n_x", &["ASR-234"], Outcome::Skipped),
             result("messages/ASR-217/n_x", &["ASR-217"], Outcome::Timeout),
-            result(
-                "lineage/ASR-412/n_call_id_mismatch",
-                &["ASR-412"],
-                Outcome::Fail,
+            charged(
+                result(
+                    "lineage/ASR-412/n_call_id_mismatch",
+                    &["ASR-412"],
+                    Outcome::Fail,
+                ),
+                &[("ASR-412", Failure::Lenient, true)],
             ),
         ];
         let got = verdicts(&cases, &[v]);
         assert_eq!(got["ASR-212"], RuleVerdict::Conformant);
+        assert_eq!(got["ASR-210"], RuleVerdict::Conformant, "not the culprit");
+        assert_eq!(got["ASR-228"], RuleVerdict::NonConformant, "the culprit");
         assert_eq!(got["ASR-231"], RuleVerdict::NonConformant);
         assert_eq!(got["ASR-234"], RuleVerdict::Untested);
         assert_eq!(
@@ -612,7 +720,7 @@ mod tests {
         assert_eq!(
             got["ASR-412"],
             RuleVerdict::NonStrict,
-            "its failed case expects only a warning"
+            "only a warning was missed"
         );
         assert_eq!(
             got["ASR-215"],
@@ -621,5 +729,31 @@ mod tests {
         );
         assert_eq!(got["ASR-X-003"], RuleVerdict::Untested);
         assert_eq!(verdicts(&cases, &[])["ASR-212"], RuleVerdict::NotApplicable);
+        let table = rule_results(Catalog::embedded(), &cases, &[v]);
+        let row = |id: &str| table.iter().find(|r| r.rule == id).expect("a row");
+        assert_eq!(
+            (
+                row("ASR-228").failed,
+                row("ASR-228").over_strict,
+                row("ASR-228").lenient
+            ),
+            (1, 1, 0)
+        );
+        assert_eq!((row("ASR-231").failed, row("ASR-231").lenient), (1, 1));
+        assert_eq!(row("ASR-210").failed, 0);
+    }
+
+    #[test]
+    fn a_failure_only_on_a_decision_is_non_strict_and_named() {
+        let mut case = charged(
+            result("lineage/ASR-406/y_x", &["ASR-406"], Outcome::NonStrict),
+            &[("ASR-406", Failure::Reading, false)],
+        );
+        case.attributions[0].decision = Some("unresolved-form".into());
+        let table = rule_results(Catalog::embedded(), &[case], &[ProtocolRole::Reader]);
+        let row = table.iter().find(|r| r.rule == "ASR-406").expect("a row");
+        assert_eq!(row.verdict, RuleVerdict::NonStrict);
+        assert_eq!(row.decisions, ["unresolved-form"]);
+        assert!(!Outcome::NonStrict.is_failure());
     }
 }

@@ -130,6 +130,55 @@ pub fn rules_exist(cases: &[Case], catalog: &Catalog) -> Vec<String> {
         .collect()
 }
 
+/// The decisions hold together: every decision a sidecar names is in the catalog, a
+/// `tentative` case names one, a decision's rules are the catalog's and its cases are
+/// implementation-defined (`i_`) cases of the corpus.
+pub fn decisions(cases: &[Case], catalog: &Catalog) -> Vec<String> {
+    let mut problems = Vec::new();
+    for case in cases {
+        match &case.sidecar.decision {
+            Some(id) if catalog.decision(id).is_none() => problems.push(format!(
+                "{}: decision {id:?} is not in the catalog (cases/rules.toml, [[decision]])",
+                case.name
+            )),
+            None if case.sidecar.status == crate::case::Status::Tentative => {
+                problems.push(format!(
+                    "{}: a tentative case names the decision its expectations rest on",
+                    case.name
+                ));
+            }
+            _ => {}
+        }
+    }
+    for decision in &catalog.decisions {
+        for rule in decision.rules.iter().filter(|r| !catalog.knows(r)) {
+            problems.push(format!("decision {}: {rule} is in no catalog", decision.id));
+        }
+        for name in &decision.cases {
+            match cases.iter().find(|c| &c.name == name) {
+                None => problems.push(format!("decision {}: no case {name}", decision.id)),
+                Some(c) if c.verdict() != Some(Verdict::Either) => problems.push(format!(
+                    "decision {}: {name} is not an implementation-defined (i_) case",
+                    decision.id
+                )),
+                Some(_) => {}
+            }
+        }
+        if decision.reading.is_none()
+            && decision.cases.is_empty()
+            && !cases
+                .iter()
+                .any(|c| c.sidecar.decision.as_ref() == Some(&decision.id))
+        {
+            problems.push(format!(
+                "decision {}: it shapes no member of the reading and no case rests on it",
+                decision.id
+            ));
+        }
+    }
+    problems
+}
+
 /// Every clause a case names is a clause of the catalog, of one of the rules the case names.
 pub fn clauses_exist(cases: &[Case], catalog: &Catalog) -> Vec<String> {
     let mut problems = Vec::new();
@@ -332,6 +381,7 @@ mod tests {
                 rules: rules.iter().map(|r| (*r).to_owned()).collect(),
                 clauses: Vec::new(),
                 roles: vec![Role::Validator],
+                decision: None,
                 expect: Expect {
                     validator: Some(ValidatorExpect {
                         valid,
@@ -353,6 +403,37 @@ mod tests {
                 status: Status::Stable,
             },
         }
+    }
+
+    #[test]
+    fn decisions_must_be_named_in_the_catalog_and_tentative_cases_must_name_one() {
+        let catalog = Catalog::embedded();
+        // The catalog's own decisions, against its corpus: every i_ case it lists exists.
+        let corpus =
+            crate::case::load_corpus(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases"))
+                .expect("corpus");
+        assert_eq!(decisions(&corpus, catalog), Vec::<String>::new());
+        let mut unknown = case("x/n_a", "c0001", &["ASR-212"], false, &[]);
+        unknown.sidecar.decision = Some("no-such-decision".into());
+        let mut tentative = case("x/y_b", "c0002", &["ASR-212"], true, &[]);
+        tentative.sidecar.status = Status::Tentative;
+        let problems = decisions(&[unknown, tentative], catalog);
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with("x/n_a: decision \"no-such-decision\""))
+        );
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with("x/y_b: a tentative case"))
+        );
+        // Without the corpus, the i_ cases the decisions list are missing.
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("no case inferred/ASR-X-006/i_data_nested_129_levels"))
+        );
     }
 
     #[test]
@@ -589,7 +670,7 @@ mod tests {
         );
         let mut with_reading = case("x/y_r", "c1", &["ASR-237"], true, &[]);
         with_reading.sidecar.expect.reader = Some(crate::case::ReaderExpect {
-            accepted: true,
+            valid: true,
             reading: serde_json::json!({}),
         });
         assert!(

@@ -24,6 +24,7 @@ use base64::alphabet;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// The protocol version this kit speaks.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -133,6 +134,11 @@ pub enum Reply {
         /// does not know are ignored.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         capabilities: Vec<String>,
+        /// The implementation's own ids for rules and checks of the catalog that it cites in
+        /// place of the catalog's: each own id with the catalog id it stands for
+        /// (`{"DUP-KEY": "ASR-X-004"}`). A finding under another id matches no expected one.
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        rule_aliases: BTreeMap<String, String>,
     },
     /// The implementation's answer to a case.
     Answered {
@@ -197,6 +203,17 @@ pub struct StreamAnswer {
     /// Reader: how the stream was understood (defined with the reader semantics).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reading: Option<ReadingAnswer>,
+}
+
+impl StreamAnswer {
+    /// A reader's answer: whether it read the stream, and its reading.
+    pub fn read(valid: bool, reading: Option<ReadingAnswer>) -> Self {
+        StreamAnswer {
+            valid,
+            diagnostics: Vec::new(),
+            reading,
+        }
+    }
 }
 
 /// A reading as a reader answered it: a [`Reading`] when it is one, kept as the JSON the

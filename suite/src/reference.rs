@@ -24,6 +24,7 @@ pub fn started() -> Reply {
         roles: vec![ProtocolRole::Validator, ProtocolRole::Reader],
         format_versions: vec![crate::check::FORMAT_VERSION.into()],
         capabilities: vec![STREAMS_BY_PATH.into()],
+        rule_aliases: std::collections::BTreeMap::new(),
     }
 }
 

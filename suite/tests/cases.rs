@@ -138,9 +138,11 @@ fn reader_case(case: &Case) -> Result<Option<String>, Failed> {
     let bytes = std::fs::read(&case.streams[0].1).map_err(|e| e.to_string())?;
     let outcome = asr_suite::reading::read_bytes(&bytes);
     let actual = serde_json::to_value(&outcome.reading).map_err(|e| e.to_string())?;
-    let mismatches =
-        asr_suite::judge::compare_readings(&expect.reading, &actual, &case.sidecar.rules);
-    if outcome.accepted == expect.accepted && mismatches.is_empty() {
+    // The reference is judged as any reader is.
+    let answer =
+        asr_suite::protocol::StreamAnswer::read(outcome.accepted, Some((&outcome.reading).into()));
+    let judgement = asr_suite::judge::judge_reader(case, &[answer]);
+    if judgement.pass && judgement.notes.is_empty() {
         return Ok(None);
     }
     let projected = asr_suite::judge::project(&expect.reading, &actual);
@@ -151,7 +153,7 @@ fn reader_case(case: &Case) -> Result<Option<String>, Failed> {
             .reader
             .as_mut()
             .ok_or("no reader expectation")?;
-        reader.accepted = outcome.accepted;
+        reader.valid = outcome.accepted;
         reader.reading = projected;
         write_sidecar(case, &sidecar)?;
         return Ok(None);
@@ -161,12 +163,13 @@ fn reader_case(case: &Case) -> Result<Option<String>, Failed> {
         .unified_diff()
         .header("expected (sidecar)", "actual (reference reader)")
         .to_string();
-    let list: Vec<String> = mismatches.iter().map(ToString::to_string).collect();
+    let mut list = judgement.reasons;
+    list.extend(judgement.notes);
     Ok(Some(format!(
-        "{} ({}): the reference reader disagrees with the sidecar (accepted: expected {}, read {})\n{}\n{diff}\n{}",
+        "{} ({}): the reference reader disagrees with the sidecar (valid: expected {}, read {})\n{}\n{diff}\n{}",
         case.name,
         case.sidecar_path.display(),
-        expect.accepted,
+        expect.valid,
         outcome.accepted,
         list.join("\n"),
         bless_hint(case)
@@ -240,6 +243,11 @@ fn lints(cases: &[Case], root: &Path) -> Vec<Trial> {
     lint(
         "prefix_agrees_with_expectations",
         Box::new(move || lint::prefixes(&all)),
+    );
+    let all = cases.to_vec();
+    lint(
+        "decisions_are_in_the_catalog_and_hold_together",
+        Box::new(move || lint::decisions(&all, Catalog::embedded())),
     );
     let all = cases.to_vec();
     lint(

@@ -116,11 +116,11 @@ pub(super) fn oneshot(
             let began = Instant::now();
             let input = Input::File(&case.streams[0].1);
             let (answer, stderr) = adapter::oneshot(&settings.argv, &env, &input, settings.talk);
-            let mut result = match answer.and_then(|reply| judged(case, *role, 0, reply, settings))
-            {
-                Ok(result) => result,
-                Err(fault) => from_fault(case, *role, fault),
-            };
+            let mut result =
+                match answer.and_then(|reply| judged(case, *role, 0, reply, settings, &identity)) {
+                    Ok(result) => result,
+                    Err(fault) => from_fault(case, *role, fault),
+                };
             result.millis = u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX);
             result.stderr = (!stderr.is_empty()).then_some(stderr);
             result.capped(asr_suite::conformance::KEPT_BYTES)
@@ -230,11 +230,12 @@ impl Shared<'_, '_> {
         let answer = running.ask(&request, self.settings.talk);
         let millis = u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX);
         let stderr = running.stderr();
-        let mut result =
-            match answer.and_then(|reply| judged(case, role, seq, reply, self.settings)) {
-                Ok(result) => result,
-                Err(fault) => from_fault(case, role, fault),
-            };
+        let mut result = match answer
+            .and_then(|reply| judged(case, role, seq, reply, self.settings, self.identity))
+        {
+            Ok(result) => result,
+            Err(fault) => from_fault(case, role, fault),
+        };
         result.millis = millis;
         result.stderr = (!stderr.is_empty()).then_some(stderr);
         result.capped(asr_suite::conformance::KEPT_BYTES)

@@ -123,6 +123,7 @@ pub fn run(args: &Args) -> Result<u8> {
         },
         strictness: Strictness {
             pointers: args.strict_pointers,
+            aliases: std::collections::BTreeMap::new(),
         },
     };
     let progress = Progress::new(items.len(), args.quiet);
@@ -381,6 +382,7 @@ fn judged(
     seq: u64,
     reply: Reply,
     settings: &Settings<'_>,
+    identity: &Reply,
 ) -> Result<CaseResult, Fault> {
     match reply {
         Reply::Answered { seq: echoed, .. }
@@ -400,23 +402,26 @@ fn judged(
                     case.streams.len()
                 )));
             }
-            let judgement = match role {
-                ProtocolRole::Reader => judge_reader(case, &streams),
-                _ => judge_validator(case, &streams, settings.strictness),
+            let judgement = if role == ProtocolRole::Reader {
+                judge_reader(case, &streams)
+            } else {
+                let mut strictness = settings.strictness.clone();
+                if let Reply::Started { rule_aliases, .. } = identity {
+                    strictness.aliases.clone_from(rule_aliases);
+                }
+                judge_validator(case, &streams, &strictness)
             };
             let mut result = blank(
                 case,
                 role,
-                if judgement.pass {
-                    Outcome::Pass
-                } else {
-                    Outcome::Fail
-                },
+                judgement.outcome(),
                 judgement.reasons.join("; "),
             );
             if judgement.reasons.is_empty() {
                 result.detail = None;
             }
+            result.attributions.clone_from(&judgement.attributions);
+            result.notes.clone_from(&judgement.notes);
             let catalog = asr_suite::catalog::Catalog::embedded();
             result.note_unknown_rules(
                 streams
@@ -450,10 +455,12 @@ fn judged(
     }
 }
 
-/// The protocol schemas, compiled, for `--validate-protocol`.
+/// The protocol schemas, compiled, for `--validate-protocol`; a reader's reading is checked
+/// against the reading schema too.
 struct SchemaCheck {
     request: jsonschema::Validator,
     reply: jsonschema::Validator,
+    reading: jsonschema::Validator,
 }
 
 impl SchemaCheck {
@@ -466,6 +473,7 @@ impl SchemaCheck {
         Ok(SchemaCheck {
             request: compile(corpus::embedded_schema("protocol/request.schema.json")?)?,
             reply: compile(corpus::embedded_schema("protocol/reply.schema.json")?)?,
+            reading: compile(corpus::embedded_schema("reading.schema.json")?)?,
         })
     }
 }
@@ -479,10 +487,22 @@ impl ProtocolCheck for SchemaCheck {
     }
 
     fn reply(&self, message: &serde_json::Value) -> Vec<String> {
+        let readings = message
+            .get("streams")
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .filter_map(|(i, s)| s.get("reading").map(|r| (i, r)));
         self.reply
             .iter_errors(message)
-            .take(5)
             .map(|e| format!("{e} at {}", e.instance_path()))
+            .chain(readings.flat_map(|(i, reading)| {
+                self.reading
+                    .iter_errors(reading)
+                    .map(move |e| format!("{e} at /streams/{i}/reading{}", e.instance_path()))
+            }))
+            .take(5)
             .collect()
     }
 }

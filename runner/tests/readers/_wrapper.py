@@ -7,7 +7,9 @@ every request line to it and every reply line back, and changes only:
 
 - the `started` reply: implementation name `wrong-<script stem>`, roles validator and reader;
 - the `reading` of each stream of an `answered` reply to a `case` request whose role is
-  `reader`, through the reader's one mutation.
+  `reader`, through the reader's one mutation;
+- for the wrong validators, each stream's answer (`valid`, `diagnostics`) of an `answered`
+  reply to a `case` request whose role is `validator`, and the `started` reply itself.
 
 On `stop` or end of input it stops the reference and exits; when the kit closes its end of
 a pipe it leaves quietly. Python 3.11 standard library only.
@@ -181,20 +183,38 @@ def mutate_reply(reply, request, mutate):
     return changed
 
 
-def run(script, mutate):
-    """Runs the wrapper named after `script` (its __file__) with the given mutation, which
-    changes a reading (a dict) in place given the request's Stream."""
+def mutate_answers(reply, request, mutate):
+    """Applies a validator mutation to each stream's answer; True when the reply changed."""
+    streams = reply.get("streams")
+    requested = request.get("streams")
+    if not isinstance(streams, list) or not isinstance(requested, list):
+        return False
+    changed = False
+    for answer, asked in zip(streams, requested):
+        if not isinstance(answer, dict) or not isinstance(asked, dict):
+            continue
+        before = copy.deepcopy(answer)
+        mutate(answer, Stream(asked.get("data"), asked.get("path")))
+        changed |= answer != before
+    return changed
+
+
+def run(script, mutate=None, validator=None, started=None):
+    """Runs the wrapper named after `script` (its __file__) with the given mutations: `mutate`
+    changes a reading (a dict) in place given the request's Stream, `validator` a validator's
+    answer for one stream (a dict with `valid` and `diagnostics`), `started` the `started`
+    reply."""
     name = "wrong-" + os.path.splitext(os.path.basename(script))[0]
     if len(sys.argv) < 2:
         sys.stderr.write(f"usage: {os.path.basename(script)} ASR_CTK\n")
         sys.exit(2)
     try:
-        _run(name, sys.argv[1], mutate)
+        _run(name, sys.argv[1], mutate, validator, started)
     except BrokenPipeError:
         os._exit(0)
 
 
-def _run(name, asr_ctk, mutate):
+def _run(name, asr_ctk, mutate, validator, started):
     reference = subprocess.Popen(reference_command(asr_ctk), stdin=subprocess.PIPE,
                                  stdout=subprocess.PIPE)
     pending = {}  # seq -> reader case request awaiting its answer
@@ -214,13 +234,19 @@ def _run(name, asr_ctk, mutate):
             if isinstance(implementation, dict):
                 implementation["name"] = name
             reply["roles"] = list(ROLES)
+            if started is not None:
+                started(reply)
         elif kind in ("answered", "skipped", "error"):
             with lock:
                 seq = reply.get("seq")
                 request = pending.pop(seq, None) if isinstance(seq, int) else None
             if kind != "answered" or request is None:
                 return line
-            if not mutate_reply(reply, request, mutate):
+            if request.get("role") == "reader":
+                changed = mutate is not None and mutate_reply(reply, request, mutate)
+            else:
+                changed = validator is not None and mutate_answers(reply, request, validator)
+            if not changed:
                 return line
         else:
             return line
@@ -261,8 +287,7 @@ def _run(name, asr_ctk, mutate):
         except (ValueError, UnicodeDecodeError):
             request = None
         if isinstance(request, dict):
-            if (request.get("type") == "case" and request.get("role") == "reader"
-                    and isinstance(request.get("seq"), int)):
+            if (request.get("type") == "case" and isinstance(request.get("seq"), int)):
                 with lock:
                     pending[request.get("seq")] = request
             stop = request.get("type") == "stop"

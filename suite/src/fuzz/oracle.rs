@@ -14,6 +14,7 @@
 
 use crate::check::{CheckOptions, check_bytes};
 use crate::diagnostic::Severity;
+use crate::judge::members::Kinds;
 use crate::judge::{UNATTRIBUTED, diff_readings};
 use crate::protocol::{ReadingAnswer, StreamAnswer};
 use crate::reading::{ReadOutcome, read_bytes};
@@ -182,9 +183,13 @@ pub fn reference_reading(stream: &[u8]) -> ReadOutcome {
     read_bytes(stream)
 }
 
-/// How a reader's answer differs from the reference's reading, member by member, each under
-/// the rule its member comes from.
-pub fn judge_reader(reference: &ReadOutcome, answer: &StreamAnswer) -> Vec<Disagreement> {
+/// How a reader's answer on `stream` differs from the reference's reading, member by member,
+/// each under the rule its member comes from.
+pub fn judge_reader(
+    stream: &[u8],
+    reference: &ReadOutcome,
+    answer: &StreamAnswer,
+) -> Vec<Disagreement> {
     let mut found = Vec::new();
     if answer.valid != reference.accepted {
         found.push(Disagreement {
@@ -204,7 +209,7 @@ pub fn judge_reader(reference: &ReadOutcome, answer: &StreamAnswer) -> Vec<Disag
     let expected = serde_json::to_value(&reference.reading).unwrap_or_default();
     let null = serde_json::Value::Null;
     let actual = answer.reading.as_ref().map_or(&null, ReadingAnswer::json);
-    for mismatch in diff_readings(&expected, actual, &[]) {
+    for mismatch in diff_readings(&expected, actual, &Kinds::of_stream(stream)) {
         found.push(Disagreement {
             kind: Kind::Reading,
             rule: mismatch.rule.clone(),
@@ -288,14 +293,14 @@ mod tests {
             diagnostics: Vec::new(),
             reading: serde_json::from_value(reading.clone()).ok(),
         };
-        assert!(judge_reader(&reference, &same).is_empty());
+        assert!(judge_reader(stream.as_bytes(), &reference, &same).is_empty());
         reading["records"]["r1"]["originality"] = "original".into();
         let wrong = StreamAnswer {
             valid: true,
             diagnostics: Vec::new(),
             reading: serde_json::from_value(reading).ok(),
         };
-        let found = judge_reader(&reference, &wrong);
+        let found = judge_reader(stream.as_bytes(), &reference, &wrong);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(
             (found[0].kind, found[0].rule.as_str()),

@@ -66,9 +66,14 @@ pub fn html(report: &RunReport) -> String {
         );
         for r in &view.rules {
             let counts: Vec<String> = r.counts.iter().map(ToString::to_string).collect();
+            let decisions = if r.decisions.is_empty() {
+                String::new()
+            } else {
+                format!(" <small>decisions: {}</small>", esc(&r.decisions))
+            };
             let _ = writeln!(
                 out,
-                "<tr><td>{}</td><td>{}</td><td><span class=\"verdict v-{2}\">{2}</span></td><td>{3}</td></tr>",
+                "<tr><td>{}</td><td>{}</td><td><span class=\"verdict v-{2}\">{2}</span>{decisions}</td><td>{3}</td></tr>",
                 esc(r.id),
                 esc(&r.levels),
                 r.verdict.as_str(),
@@ -124,6 +129,10 @@ fn failure(out: &mut String, case: &CaseResult) {
     );
     meta_row(out, "Rules", &esc(&case.rules.join(", ")));
     meta_row(out, "Outcome", case.outcome.as_str());
+    if !case.attributions.is_empty() {
+        let charged: Vec<String> = case.attributions.iter().map(super::charge_text).collect();
+        meta_row(out, "Charged to", &esc(&charged.join("; ")));
+    }
     if let Some(detail) = &case.detail {
         meta_row(
             out,
@@ -256,11 +265,11 @@ mod tests {
         assert!(page.contains("<span class=\"del\">-valid: false</span>"));
         assert!(page.contains(
             "<thead><tr><th>Rule</th><th>Levels</th><th>Verdict</th><th>Cases</th><th>Passed</th>\
-             <th>Failed</th><th>Skipped</th><th>Errored</th></tr></thead>"
+             <th>Failed</th><th>Lenient</th><th>Over-strict</th><th>Skipped</th><th>Errored</th></tr></thead>"
         ));
         assert!(page.contains(
             "<tr><td>ASR-231</td><td>MUST</td><td><span class=\"verdict v-non-conformant\">non-conformant</span></td>\
-             <td>1</td><td>0</td><td>1</td><td>0</td><td>0</td></tr>"
+             <td>1</td><td>0</td><td>1</td><td>1</td><td>0</td><td>0</td><td>0</td></tr>"
         ), "{page}");
         assert!(page.contains("<span class=\"verdict v-conformant\">conformant</span>"));
         assert!(page.contains("<span class=\"verdict v-non-strict\">non-strict</span>"));

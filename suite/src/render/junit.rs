@@ -37,7 +37,7 @@ fn testcase(case: &CaseResult) -> TestCase {
         other => other.as_str(),
     }));
     let mut status = match case.outcome {
-        Outcome::Pass => TestCaseStatus::success(),
+        Outcome::Pass | Outcome::NonStrict => TestCaseStatus::success(),
         Outcome::Fail => {
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
             let more = case.diff.clone().or_else(|| expected_actual(case));

@@ -48,12 +48,20 @@ pub fn markdown(report: &RunReport) -> String {
         let _ = writeln!(out, "| {} |", align.join(" | "));
         for r in &view.rules {
             let counts: Vec<String> = r.counts.iter().map(ToString::to_string).collect();
+            let verdict = if r.decisions.is_empty() {
+                r.verdict.as_str().to_owned()
+            } else {
+                format!(
+                    "{} (decisions: {})",
+                    r.verdict.as_str(),
+                    md_text(&r.decisions)
+                )
+            };
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} |",
+                "| {} | {} | {verdict} | {} |",
                 md_text(r.id),
                 md_text(&r.levels),
-                r.verdict.as_str(),
                 counts.join(" | ")
             );
         }
@@ -92,6 +100,10 @@ fn failure(out: &mut String, case: &CaseResult) {
     let _ = writeln!(out, "- Id: {}", md_text(&case.id));
     let _ = writeln!(out, "- Rules: {}", md_text(&case.rules.join(", ")));
     let _ = writeln!(out, "- Outcome: {}", case.outcome.as_str());
+    if !case.attributions.is_empty() {
+        let charged: Vec<String> = case.attributions.iter().map(super::charge_text).collect();
+        let _ = writeln!(out, "- Charged to: {}", md_text(&charged.join("; ")));
+    }
     match case.detail.as_deref() {
         Some(detail) if detail.contains('\n') => {
             let _ = write!(out, "- Detail:\n\n{}", fence(detail, "text"));
@@ -200,16 +212,16 @@ mod tests {
             md.contains("- Adapter: `./adapter --flag 'two words'`\n"),
             "{md}"
         );
-        assert!(md.contains("**Totals:** 1 pass, 1 fail, 1 skipped, 0 error, 1 timeout, 0 crash, 1 protocol-error"), "{md}");
+        assert!(md.contains("**Totals:** 1 pass, 1 fail, 0 non-strict, 1 skipped, 0 error, 1 timeout, 0 crash, 1 protocol-error"), "{md}");
         assert!(
             md.contains(
-                "| Rule | Levels | Verdict | Cases | Passed | Failed | Skipped | Errored |\n\
-                 | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n"
+                "| Rule | Levels | Verdict | Cases | Passed | Failed | Lenient | Over-strict | Skipped | Errored |\n\
+                 | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
             ),
             "{md}"
         );
         assert!(
-            md.contains("| ASR-231 | MUST | non-conformant | 1 | 0 | 1 | 0 | 0 |\n"),
+            md.contains("| ASR-231 | MUST | non-conformant | 1 | 0 | 1 | 1 | 0 | 0 | 0 |\n"),
             "{md}"
         );
         assert!(md.contains("| ASR-412 | MUST | non-strict |"), "{md}");

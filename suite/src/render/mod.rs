@@ -57,7 +57,7 @@ struct View<'a> {
     totals: Vec<(Outcome, usize)>,
     /// The rules that bind a role the implementation plays.
     rules: Vec<RuleRow<'a>>,
-    /// The cases that failed in any way, in report order.
+    /// The cases that failed in any way, and those non-strict, in report order.
     failures: Vec<&'a CaseResult>,
     /// The cases skipped by the adapter or not run by the kit.
     skipped: Vec<&'a CaseResult>,
@@ -93,14 +93,36 @@ struct RuleRow<'a> {
     id: &'a str,
     levels: String,
     verdict: RuleVerdict,
-    /// Cases, passed, failed, skipped, errored.
-    counts: [usize; 5],
+    /// The decisions a non-strict verdict is on, comma-separated (empty when none).
+    decisions: String,
+    /// Cases, passed, failed, lenient, over-strict, skipped, errored.
+    counts: [usize; 7],
 }
 
 /// The headings of the rule table.
-const RULE_COLUMNS: [&str; 8] = [
-    "Rule", "Levels", "Verdict", "Cases", "Passed", "Failed", "Skipped", "Errored",
+const RULE_COLUMNS: [&str; 10] = [
+    "Rule",
+    "Levels",
+    "Verdict",
+    "Cases",
+    "Passed",
+    "Failed",
+    "Lenient",
+    "Over-strict",
+    "Skipped",
+    "Errored",
 ];
+
+/// One failure charged to its rule, in words: `ASR-228 over-strict`, `no rule reading`,
+/// `ASR-406 reading (decision unresolved-form)`.
+fn charge_text(a: &crate::conformance::Attribution) -> String {
+    let rule = a.rule.as_deref().unwrap_or("no rule");
+    match (&a.decision, a.warning) {
+        (Some(decision), _) => format!("{rule} {} (decision {decision})", a.kind.as_str()),
+        (None, true) => format!("{rule} {} (a warning)", a.kind.as_str()),
+        (None, false) => format!("{rule} {}", a.kind.as_str()),
+    }
+}
 
 /// Said instead of the rule table when it would be empty.
 const NO_RULE_APPLIES: &str = "No rule applies to the roles the implementation plays.";
@@ -126,7 +148,7 @@ impl<'a> View<'a> {
             failures: report
                 .cases
                 .iter()
-                .filter(|c| c.outcome.is_failure())
+                .filter(|c| c.outcome.is_failure() || c.outcome == Outcome::NonStrict)
                 .collect(),
             skipped: report
                 .cases
@@ -149,10 +171,13 @@ impl<'a> RuleRow<'a> {
                 rule.levels.join(", ")
             },
             verdict: rule.verdict,
+            decisions: rule.decisions.join(", "),
             counts: [
                 rule.cases,
                 rule.passed,
                 rule.failed,
+                rule.lenient,
+                rule.over_strict,
                 rule.skipped,
                 rule.errored,
             ],
@@ -310,7 +335,7 @@ mod tests {
             ["ASR-212", "ASR-231", "ASR-217", "ASR-234", "ASR-412"],
             "a rule that binds no role played is left out"
         );
-        assert_eq!(view.rules[1].counts, [1, 0, 1, 0, 0]);
+        assert_eq!(view.rules[1].counts, [1, 0, 1, 1, 0, 0, 0]);
         let failures: Vec<Outcome> = view.failures.iter().map(|c| c.outcome).collect();
         assert_eq!(
             failures,

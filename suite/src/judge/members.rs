@@ -1,0 +1,418 @@
+//! The rule a member of a reading comes from: decided by the member and by what kind of
+//! record or part it belongs to, as `schemas/reading.schema.json` says
+//! (`x-asr-rule` and `x-asr-rule-by-kind`), never by the order of a case's rules.
+//!
+//! ```
+//! use asr_suite::judge::members::Kinds;
+//!
+//! let stream = concat!(
+//!     r#"{"type":"session","seq":0,"id":"h","formatVersion":"0.1","sessionId":"s1"}"#, "\n",
+//!     r#"{"type":"message","seq":1,"id":"r1","messageId":"m1","role":"assistant","content":[{"type":"reasoning","text":"t"},{"type":"x-card"}]}"#, "\n",
+//! );
+//! let kinds = Kinds::of_stream(stream.as_bytes());
+//! assert_eq!(kinds.rule("/records/r1/parts/0/render").as_deref(), Some("ASR-214"));
+//! assert_eq!(kinds.rule("/records/r1/parts/1/render").as_deref(), Some("ASR-218"));
+//! assert_eq!(kinds.rule("/records/r1/parts/0/author").as_deref(), Some("ASR-224"));
+//! assert_eq!(kinds.rule("/records/r1/type"), None);
+//! ```
+
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
+
+/// What kind of record and part each member of a stream's reading belongs to: the tags
+/// `x-asr-rule-by-kind` is keyed by.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Kinds {
+    /// The ids of the stream's records, the header left out: what a reading may list.
+    pub records: BTreeSet<String>,
+    /// Each record's tags (its type; `copied`, `mirror`, `prefix`, `rendered`, `withdrawn`).
+    record_tags: BTreeMap<String, Vec<String>>,
+    /// Each message part's tags (its kind; `reasoning-only`, `summary`), by record and index.
+    part_tags: BTreeMap<(String, usize), Vec<String>>,
+    /// Each reasoning part's readable text (its `text` and `summary` segments): an index
+    /// holding anything else leaks what must stay out of it (`reasoning-leak`).
+    readable: BTreeMap<(String, usize), Vec<String>>,
+}
+
+impl Kinds {
+    /// The kinds of the records and parts of a stream (lines that are not JSON objects, and
+    /// the header, are left out; a repeated id keeps its first record).
+    pub fn of_stream(bytes: &[u8]) -> Self {
+        let objects: Vec<Map<String, Value>> = bytes
+            .split(|b| *b == b'\n')
+            .filter_map(|line| serde_json::from_slice::<Value>(line).ok())
+            .filter_map(|value| match value {
+                Value::Object(object) => Some(object),
+                _ => None,
+            })
+            .collect();
+        let header = objects
+            .first()
+            .filter(|h| h.get("type").and_then(Value::as_str) == Some("session"));
+        let mirror = header
+            .and_then(|h| h.get("authority"))
+            .and_then(Value::as_str)
+            == Some("mirror");
+        let inherits_mode = |object: &Map<String, Value>| {
+            object
+                .get("lineage")
+                .and_then(|l| l.get("inherits"))
+                .and_then(|i| i.get("mode"))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        let prefix = objects.iter().any(|o| {
+            inherits_mode(o).as_deref() == Some("copied")
+                && o.get("lineage")
+                    .and_then(|l| l.get("inherits"))
+                    .is_some_and(|i| i.get("localThroughId").is_some())
+        });
+        let rendered = objects
+            .iter()
+            .any(|o| inherits_mode(o).as_deref() == Some("rendered"));
+        let mut kinds = Kinds::default();
+        for (n, object) in objects.iter().enumerate() {
+            let Some(id) = object.get("id").and_then(Value::as_str) else {
+                continue;
+            };
+            if (n == 0 && header.is_some()) || kinds.records.contains(id) {
+                continue;
+            }
+            kinds.records.insert(id.to_owned());
+            let kind = object.get("type").and_then(Value::as_str).unwrap_or("");
+            let mut tags = vec![kind.to_owned()];
+            if object.contains_key("copiedFrom") {
+                tags.push("copied".into());
+            }
+            if mirror {
+                tags.push("mirror".into());
+            }
+            if prefix && kind != "declaration" {
+                tags.push("prefix".into());
+            }
+            if kind == "message" && (rendered || object.contains_key("derivedFrom")) {
+                tags.push("rendered".into());
+            }
+            if object.get("status").and_then(Value::as_str) == Some("withdrawn") {
+                tags.push("withdrawn".into());
+            }
+            kinds.record_tags.insert(id.to_owned(), tags);
+            if kind == "message" {
+                let parts = object.get("content").and_then(Value::as_array);
+                let only_reasoning = parts.is_some_and(|p| {
+                    p.len() == 1 && p[0].get("type").and_then(Value::as_str) == Some("reasoning")
+                });
+                for (index, part) in parts.into_iter().flatten().enumerate() {
+                    let key = (id.to_owned(), index);
+                    if part.get("type").and_then(Value::as_str) == Some("reasoning") {
+                        let summary = part.get("summary").and_then(Value::as_array);
+                        let texts = part
+                            .get("text")
+                            .into_iter()
+                            .chain(summary.into_iter().flatten())
+                            .filter_map(Value::as_str)
+                            .map(str::to_owned)
+                            .collect();
+                        kinds.readable.insert(key.clone(), texts);
+                    }
+                    kinds.part_tags.insert(key, part_tags(part, only_reasoning));
+                }
+            }
+        }
+        kinds
+    }
+
+    /// The rule the member at `pointer` (a JSON Pointer into a reading) comes from, or `None`
+    /// for a member no rule in hand decides (the reading's own structure: a record's
+    /// `type`, which records it lists, a part's index of text).
+    pub fn rule(&self, pointer: &str) -> Option<String> {
+        self.rule_of(pointer, None)
+    }
+
+    /// [`Kinds::rule`], knowing the value read (`read`): a reasoning part's index that holds
+    /// text other than the part's own is a leak (`reasoning-leak`), whatever its visibility.
+    pub fn rule_of(&self, pointer: &str, read: Option<&Value>) -> Option<String> {
+        let tokens: Vec<String> = pointer
+            .split('/')
+            .skip(1)
+            .map(|t| t.replace("~1", "/").replace("~0", "~"))
+            .collect();
+        let spec = member_spec(&tokens)?;
+        if let Some(rule) = spec.rule {
+            return Some(rule);
+        }
+        let tags: Vec<String> = match tokens.as_slice() {
+            [records, id, _] if records == "records" => self.record_tags.get(id)?.clone(),
+            [records, id, parts, index, ..] if records == "records" && parts == "parts" => {
+                let key = (id.clone(), index.parse().ok()?);
+                let mut tags = self.part_tags.get(&key).cloned().unwrap_or_default();
+                if let (Some(readable), Some(read)) = (self.readable.get(&key), read) {
+                    let strings: Vec<&Value> = match read {
+                        Value::Array(items) => items.iter().collect(),
+                        other => vec![other],
+                    };
+                    if strings
+                        .iter()
+                        .any(|v| v.as_str().is_none_or(|t| !readable.iter().any(|r| r == t)))
+                    {
+                        tags.push("reasoning-leak".into());
+                    }
+                }
+                tags
+            }
+            _ => Vec::new(),
+        };
+        spec.by_kind
+            .iter()
+            .find(|(tag, _)| tag == "*" || tags.contains(tag))
+            .map(|(_, rule)| rule.clone())
+    }
+}
+
+/// A part's tags: its kind, and what else decides which rule reads it.
+fn part_tags(part: &Value, only_reasoning: bool) -> Vec<String> {
+    let kind = match part.get("type").and_then(Value::as_str) {
+        Some(
+            k @ ("text" | "reasoning" | "refusal" | "resource_link" | "resource" | "data"
+            | "opaque"),
+        ) => k,
+        Some("image" | "audio") => "media",
+        _ => "unknown",
+    };
+    let mut tags = vec![kind.to_owned()];
+    if only_reasoning {
+        tags.push("reasoning-only".into());
+    }
+    if kind == "reasoning" && part.get("visibility").and_then(Value::as_str) == Some("summary") {
+        tags.push("summary".into());
+    }
+    tags
+}
+
+/// What the reading schema says of one member: its rule, or its rules by kind.
+#[derive(Debug, Default)]
+struct MemberSpec {
+    rule: Option<String>,
+    by_kind: Vec<(String, String)>,
+}
+
+/// The schema's word on the member at `tokens`: the innermost schema along the path that
+/// says anything.
+fn member_spec(tokens: &[String]) -> Option<MemberSpec> {
+    let schema = reading_schema();
+    let mut node = schema;
+    let mut found = spec_of(node);
+    for token in tokens {
+        let next = node
+            .get("properties")
+            .and_then(|p| p.get(token))
+            .or_else(|| node.get("additionalProperties").filter(|a| a.is_object()))
+            .or_else(|| node.get("items"));
+        let Some(mut next) = next else { break };
+        while let Some(target) = next.get("$ref").and_then(Value::as_str) {
+            match target.strip_prefix('#').and_then(|p| schema.pointer(p)) {
+                Some(resolved) => next = resolved,
+                None => break,
+            }
+        }
+        node = next;
+        if let Some(here) = spec_of(node) {
+            found = Some(here);
+        }
+    }
+    found
+}
+
+fn spec_of(node: &Value) -> Option<MemberSpec> {
+    let rule = node
+        .get("x-asr-rule")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let by_kind: Vec<(String, String)> = node
+        .get("x-asr-rule-by-kind")
+        .and_then(Value::as_array)
+        .map(|pairs| {
+            pairs
+                .iter()
+                .filter_map(Value::as_str)
+                .filter_map(|pair| pair.split_once('='))
+                .map(|(tag, rule)| (tag.to_owned(), rule.to_owned()))
+                .collect()
+        })
+        .unwrap_or_default();
+    (rule.is_some() || !by_kind.is_empty()).then_some(MemberSpec { rule, by_kind })
+}
+
+/// The embedded reading schema.
+pub(crate) fn reading_schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        crate::embedded::schema("reading.schema.json")
+            .and_then(|text| serde_json::from_str(text).ok())
+            .unwrap_or(Value::Null)
+    })
+}
+
+/// The members of `reading` that the reading schema does not define, as JSON Pointers.
+pub fn undefined_members(reading: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    undefined_at(reading_schema(), reading, &mut String::new(), &mut out);
+    out
+}
+
+fn undefined_at(schema_node: &Value, value: &Value, pointer: &mut String, out: &mut Vec<String>) {
+    let root = reading_schema();
+    let mut node = schema_node;
+    while let Some(target) = node.get("$ref").and_then(Value::as_str) {
+        match target.strip_prefix('#').and_then(|p| root.pointer(p)) {
+            Some(resolved) => node = resolved,
+            None => return,
+        }
+    }
+    match value {
+        Value::Object(members) => {
+            let properties = node.get("properties").and_then(Value::as_object);
+            let additional = node.get("additionalProperties").filter(|a| a.is_object());
+            if properties.is_none() && additional.is_none() {
+                return;
+            }
+            for (key, member) in members {
+                let mark = pointer.len();
+                crate::diagnostic::push_token(pointer, key);
+                match properties.and_then(|p| p.get(key)).or(additional) {
+                    Some(child) => undefined_at(child, member, pointer, out),
+                    None => out.push(pointer.clone()),
+                }
+                pointer.truncate(mark);
+            }
+        }
+        Value::Array(items) => {
+            if let Some(child) = node.get("items") {
+                for (index, item) in items.iter().enumerate() {
+                    let mark = pointer.len();
+                    crate::diagnostic::push_token(pointer, &index.to_string());
+                    undefined_at(child, item, pointer, out);
+                    pointer.truncate(mark);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STREAM: &str = concat!(
+        r#"{"type":"session","seq":0,"id":"h","formatVersion":"0.1","sessionId":"s1","lineage":{"inherits":{"mode":"copied","localThroughId":"r1"}}}"#,
+        "\n",
+        r#"{"type":"message","seq":1,"id":"r1","messageId":"m1","role":"assistant","status":"withdrawn","content":[{"type":"reasoning","visibility":"summary","summary":["s"]}]}"#,
+        "\n",
+        r#"{"type":"message","seq":2,"id":"r2","messageId":"m2","role":"assistant","copiedFrom":{"session":"codex:x"},"content":[{"type":"opaque"},{"type":"data","data":{}},{"type":"text","text":"t"},{"type":"reasoning","text":"r"}]}"#,
+        "\n",
+        r#"{"type":"plan","seq":3,"id":"p1","planId":"p","planType":"items","entries":[]}"#,
+        "\n",
+    );
+
+    #[test]
+    fn a_member_goes_under_the_rule_of_its_kind_whatever_the_case_names() {
+        let kinds = Kinds::of_stream(STREAM.as_bytes());
+        let rule = |p: &str| kinds.rule(p);
+        assert_eq!(rule("/session/root").as_deref(), Some("ASR-401"));
+        assert_eq!(rule("/session/unresolved/0").as_deref(), Some("ASR-406"));
+        assert_eq!(rule("/totals/ownRecords/1").as_deref(), Some("ASR-417"));
+        assert_eq!(rule("/totals/mayIncludeCopies").as_deref(), Some("ASR-416"));
+        // Originality: a record with copiedFrom, one in a declared prefix.
+        assert_eq!(rule("/records/r2/originality").as_deref(), Some("ASR-416"));
+        assert_eq!(rule("/records/r1/originality").as_deref(), Some("ASR-415"));
+        assert_eq!(rule("/records/r1/contextView").as_deref(), Some("ASR-225"));
+        assert_eq!(rule("/records/r2/contextView").as_deref(), Some("ASR-205"));
+        assert_eq!(rule("/records/p1/superseded").as_deref(), Some("ASR-222"));
+        assert_eq!(rule("/records/r2/superseded"), None);
+        // Parts: a reasoning-only message, opaque, data, text and reasoning parts.
+        assert_eq!(
+            rule("/records/r1/parts/0/render").as_deref(),
+            Some("ASR-220")
+        );
+        assert_eq!(
+            rule("/records/r2/parts/0/index").as_deref(),
+            Some("ASR-232")
+        );
+        assert_eq!(
+            rule("/records/r2/parts/1/render").as_deref(),
+            Some("ASR-238")
+        );
+        assert_eq!(
+            rule("/records/r2/parts/2/render").as_deref(),
+            Some("ASR-218")
+        );
+        assert_eq!(rule("/records/r2/parts/2/index/0"), None);
+        assert_eq!(
+            rule("/records/r2/parts/3/index/0").as_deref(),
+            Some("ASR-214")
+        );
+        let leaked = serde_json::json!(["r", "SIG"]);
+        assert_eq!(
+            kinds
+                .rule_of("/records/r2/parts/3/index", Some(&leaked))
+                .as_deref(),
+            Some("ASR-215")
+        );
+        assert_eq!(
+            rule("/records/r2/parts/3/render").as_deref(),
+            Some("ASR-214")
+        );
+        assert_eq!(
+            rule("/records/r2/parts/3/phase").as_deref(),
+            Some("ASR-224")
+        );
+        assert_eq!(rule("/records/r2/type"), None);
+        assert_eq!(rule("/records/r9/originality"), None, "not in the stream");
+        assert_eq!(rule("/nonsense"), None);
+        assert!(kinds.records.contains("p1") && !kinds.records.contains("h"));
+    }
+
+    #[test]
+    fn a_reasoning_index_is_a_visibility_matter_unless_it_leaks() {
+        let kinds = Kinds::of_stream(STREAM.as_bytes());
+        let pointer = "/records/r1/parts/0/index";
+        let text = serde_json::json!(["the reasoning text"]);
+        assert_eq!(
+            kinds.rule_of(pointer, Some(&text)).as_deref(),
+            Some("ASR-215")
+        );
+        let summary = serde_json::json!(["s"]);
+        assert_eq!(
+            kinds.rule_of(pointer, Some(&summary)).as_deref(),
+            Some("ASR-214")
+        );
+        assert_eq!(kinds.rule_of(pointer, None).as_deref(), Some("ASR-214"));
+        assert_eq!(
+            kinds.rule_of("/records/r1/parts/0/render", None).as_deref(),
+            Some("ASR-220"),
+            "a reasoning-only message"
+        );
+    }
+
+    #[test]
+    fn members_the_reading_does_not_define_are_found() {
+        let reading = serde_json::json!({
+            "session": {"root": "no", "unresolved": [], "parent": "x"},
+            "records": {"r1": {"type": "message", "superseded": false, "originality": "copy",
+                "parts": [{"type": "text", "colour": "red"}], "score": 1}},
+            "totals": {"ownRecords": [], "mayIncludeCopies": false},
+            "extra": true
+        });
+        assert_eq!(
+            undefined_members(&reading),
+            [
+                "/extra",
+                "/records/r1/parts/0/colour",
+                "/records/r1/score",
+                "/session/parent"
+            ]
+        );
+    }
+}

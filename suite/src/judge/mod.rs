@@ -1,0 +1,959 @@
+//! Judging an implementation's answer to a case against the case's sidecar, as PROTOCOL.md
+//! ("How answers are judged") says: whether it passes, and each failure charged to the rule
+//! that failed (a missing finding to its rule, an error the stream does not call for to the
+//! rule cited, a wrong member of a reading to the rule that member comes from).
+
+pub mod members;
+
+use crate::case::{Case, Verdict, Violation};
+use crate::catalog::Catalog;
+use crate::conformance::{Attribution, Failure, Outcome};
+use crate::diagnostic::{Severity, push_token};
+use crate::protocol::{ReadingAnswer, StreamAnswer};
+use members::Kinds;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The judgement of one answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Judgement {
+    /// The answer is what the sidecar expects.
+    pub pass: bool,
+    /// Why not, in one sentence each.
+    pub reasons: Vec<String>,
+    /// Each failure, charged to the rule that failed.
+    pub attributions: Vec<Attribution>,
+    /// What was noticed that is no failure.
+    pub notes: Vec<String>,
+    /// Expected findings the answer lacks.
+    pub missing: Vec<Violation>,
+    /// Findings of the answer beyond the expected ones (never a failure by themselves:
+    /// only the errors among them, which are over-strict, are).
+    pub extra: Vec<Violation>,
+    /// The expectation and the answer as lines, for a diff.
+    pub expected_text: String,
+    /// The answer as lines.
+    pub actual_text: String,
+}
+
+impl Judgement {
+    fn passing() -> Self {
+        Judgement {
+            pass: true,
+            reasons: Vec::new(),
+            attributions: Vec::new(),
+            notes: Vec::new(),
+            missing: Vec::new(),
+            extra: Vec::new(),
+            expected_text: String::new(),
+            actual_text: String::new(),
+        }
+    }
+
+    /// The case's outcome: pass; non-strict when every failure is on a decision of the kit;
+    /// else fail.
+    pub fn outcome(&self) -> Outcome {
+        if self.pass {
+            Outcome::Pass
+        } else if !self.attributions.is_empty()
+            && self.attributions.iter().all(|a| a.decision.is_some())
+        {
+            Outcome::NonStrict
+        } else {
+            Outcome::Fail
+        }
+    }
+
+    fn fail(&mut self, reason: String, rule: Option<&str>, kind: Failure, decision: Option<&str>) {
+        self.charge(reason, rule, kind, decision, false);
+    }
+
+    fn charge(
+        &mut self,
+        reason: String,
+        rule: Option<&str>,
+        kind: Failure,
+        decision: Option<&str>,
+        warning: bool,
+    ) {
+        self.reasons.push(reason);
+        let attribution = Attribution {
+            rule: rule.map(str::to_owned),
+            kind,
+            decision: decision.map(str::to_owned),
+            warning,
+        };
+        if !self.attributions.contains(&attribution) {
+            self.attributions.push(attribution);
+        }
+        self.pass = false;
+    }
+}
+
+/// How strictly findings are matched, and what the implementation said of its own ids.
+#[derive(Debug, Clone, Default)]
+pub struct Strictness {
+    /// Compare JSON Pointers too.
+    pub pointers: bool,
+    /// The implementation's own ids for the catalog's rules and checks, as its `started`
+    /// message declared them (`ruleAliases`): a finding under one counts as one under the
+    /// catalog id it stands for.
+    pub aliases: BTreeMap<String, String>,
+}
+
+impl Strictness {
+    /// The catalog id a cited id stands for.
+    fn canonical<'a>(&'a self, cited: &'a str) -> &'a str {
+        self.aliases.get(cited).map_or(cited, String::as_str)
+    }
+}
+
+/// Judges a validator's answer (one entry per stream of the case).
+///
+/// A finding matches an expected one on the same stream, line and rule (an implementation's
+/// own id counts only through [`Strictness::aliases`]); an expected error is matched only by
+/// an error. Each expected finding not matched is a lenient failure of its rule; each error
+/// of the answer that matches no expected error is an over-strict failure of the rule it
+/// cites (of the case's rules when the catalog does not know the id).
+pub fn judge_validator(case: &Case, answer: &[StreamAnswer], strictness: &Strictness) -> Judgement {
+    let Some(expect) = &case.sidecar.expect.validator else {
+        return Judgement::passing();
+    };
+    let catalog = Catalog::embedded();
+    let decision = case.sidecar.decision.as_deref();
+    let parts: Vec<Option<String>> = case
+        .streams
+        .iter()
+        .map(|(part, _)| (!part.is_empty()).then(|| part.clone()))
+        .collect();
+    let actual: Vec<Violation> = answer
+        .iter()
+        .zip(&parts)
+        .flat_map(|(stream, part)| {
+            stream.diagnostics.iter().map(move |d| Violation {
+                rule: strictness.canonical(&d.rule).to_owned(),
+                severity: d.severity,
+                line: d.line,
+                pointer: d.pointer.clone().unwrap_or_default(),
+                file: part.clone(),
+            })
+        })
+        .collect();
+    let accepted = answer.iter().all(|s| s.valid);
+    let mut judgement = Judgement::passing();
+    let same_place = |want: &Violation, got: &Violation| {
+        want.file == got.file
+            && want.line == got.line
+            && want.rule == got.rule
+            && (!strictness.pointers || want.pointer == got.pointer)
+    };
+    let found = |want: &Violation| {
+        actual.iter().any(|got| {
+            same_place(want, got)
+                && (want.severity != Severity::Error || got.severity == Severity::Error)
+        })
+    };
+    let called_for = |got: &Violation| {
+        got.severity != Severity::Error
+            || expect
+                .violations
+                .iter()
+                .any(|want| want.severity == Severity::Error && same_place(want, got))
+    };
+    let verdict = case.verdict().unwrap_or(Verdict::Accept);
+    let permitted =
+        |got: &Violation| verdict == Verdict::Either && expect.if_rejected.contains(&got.rule);
+    // Errors the stream does not call for, each charged to the rule it cites.
+    let mut over_strict = 0;
+    for got in actual.iter().filter(|g| !called_for(g) && !permitted(g)) {
+        over_strict += 1;
+        let reason = format!("the answer reports an error the stream does not call for: {got}");
+        if catalog.knows(&got.rule) {
+            judgement.fail(reason, Some(&got.rule), Failure::OverStrict, decision);
+        } else {
+            for rule in &case.sidecar.rules {
+                judgement.fail(reason.clone(), Some(rule), Failure::OverStrict, decision);
+            }
+        }
+    }
+    match verdict {
+        Verdict::Accept => {
+            if !accepted && over_strict == 0 {
+                judgement.fail(
+                    "the stream must be accepted, but the answer says it is not valid".to_owned(),
+                    case.sidecar.rules.first().map(String::as_str),
+                    Failure::OverStrict,
+                    decision,
+                );
+            }
+        }
+        Verdict::Reject => {
+            for want in &expect.violations {
+                if !found(want) {
+                    judgement.missing.push(want.clone());
+                    judgement.charge(
+                        format!("the answer lacks a finding the stream calls for: {want}"),
+                        Some(&want.rule),
+                        Failure::Lenient,
+                        decision,
+                        want.severity != Severity::Error,
+                    );
+                }
+            }
+            if expect.valid && !accepted && over_strict == 0 {
+                judgement.fail(
+                    "the stream is valid (its findings are warnings or notices), but the answer rejects it".to_owned(),
+                    case.sidecar.rules.first().map(String::as_str),
+                    Failure::OverStrict,
+                    decision,
+                );
+            } else if !expect.valid && accepted && judgement.missing.is_empty() {
+                // The findings are there but the verdict says valid.
+                let errors = expect
+                    .violations
+                    .iter()
+                    .filter(|v| v.severity == Severity::Error);
+                for want in errors {
+                    judgement.fail(
+                        "the stream must be rejected, but the answer says it is valid".to_owned(),
+                        Some(&want.rule),
+                        Failure::Lenient,
+                        decision,
+                    );
+                }
+            }
+        }
+        Verdict::Either => {
+            if !accepted
+                && !actual.iter().any(|got| {
+                    got.severity == Severity::Error && expect.if_rejected.contains(&got.rule)
+                })
+            {
+                judgement.fail(
+                    format!(
+                        "the answer rejects the stream without citing one of the rules a rejection must cite: {}",
+                        expect.if_rejected.join(", ")
+                    ),
+                    expect.if_rejected.first().map(String::as_str),
+                    Failure::OverStrict,
+                    decision,
+                );
+            }
+        }
+    }
+    judgement.reasons.dedup();
+    judgement.extra = actual
+        .iter()
+        .filter(|got| !expect.violations.iter().any(|want| same_place(want, got)))
+        .cloned()
+        .collect();
+    judgement.expected_text = render(expect.valid, &expect.violations);
+    judgement.actual_text = render(accepted, &actual);
+    judgement
+}
+
+/// One member where a reading differs from the expected one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadingMismatch {
+    /// JSON Pointer into the reading.
+    pub pointer: String,
+    /// The rule the member comes from ([`UNATTRIBUTED`] when none does).
+    pub rule: String,
+    /// The expected value.
+    pub expected: Value,
+    /// The value read, if any.
+    pub actual: Option<Value>,
+    /// The kit's decision the two differ on, when they agree but for it.
+    pub decision: Option<String>,
+}
+
+impl std::fmt::Display for ReadingMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let actual = self
+            .actual
+            .as_ref()
+            .map_or_else(|| "nothing".to_owned(), Value::to_string);
+        write!(
+            f,
+            "{} ({}): expected {}, read {actual}",
+            self.pointer, self.rule, self.expected
+        )?;
+        if let Some(decision) = &self.decision {
+            write!(f, " (differs only on the kit's decision {decision})")?;
+        }
+        Ok(())
+    }
+}
+
+/// Compares a reading with an expected one, member by member: objects for the members the
+/// expectation gives, arrays element by element and in full, JSON types kept apart. Each
+/// mismatch names the rule its member comes from, by the member and the kind of record or
+/// part it belongs to (`kinds`, from the stream read), and the catalog's decision it differs
+/// on when the values agree but for one.
+pub fn compare_readings(expected: &Value, actual: &Value, kinds: &Kinds) -> Vec<ReadingMismatch> {
+    let mut mismatches = Vec::new();
+    compare_at(
+        expected,
+        Some(actual),
+        &mut String::new(),
+        kinds,
+        &mut mismatches,
+    );
+    mismatches
+}
+
+fn mismatch(
+    pointer: &str,
+    expected: Option<&Value>,
+    actual: Option<&Value>,
+    kinds: &Kinds,
+) -> ReadingMismatch {
+    let decision = Catalog::embedded()
+        .decisions
+        .iter()
+        .find(|d| {
+            d.shapes(pointer)
+                && match (expected, actual) {
+                    (Some(want), Some(got)) => {
+                        let normal =
+                            |v: &Value| d.equivalence.iter().fold(v.clone(), |v, e| e.normal(&v));
+                        normal(want) == normal(got)
+                    }
+                    _ => false,
+                }
+        })
+        .map(|d| d.id.clone());
+    ReadingMismatch {
+        pointer: pointer.to_owned(),
+        rule: kinds
+            .rule_of(pointer, actual)
+            .unwrap_or_else(|| UNATTRIBUTED.to_owned()),
+        expected: expected.cloned().unwrap_or(Value::Null),
+        actual: actual.cloned(),
+        decision,
+    }
+}
+
+/// Whether the member at `pointer` is one a decision of the catalog shapes: it is then
+/// compared whole, so that an answer deciding otherwise is one mismatch, named.
+fn shaped(pointer: &str) -> bool {
+    Catalog::embedded()
+        .decisions
+        .iter()
+        .any(|d| d.shapes(pointer))
+}
+
+fn compare_at(
+    expected: &Value,
+    actual: Option<&Value>,
+    pointer: &mut String,
+    kinds: &Kinds,
+    out: &mut Vec<ReadingMismatch>,
+) {
+    match (expected, actual) {
+        (want, Some(got)) if same(want, got) => {}
+        (want, got) if shaped(pointer) => out.push(mismatch(pointer, Some(want), got, kinds)),
+        (Value::Object(want), Some(Value::Object(got))) => {
+            for (key, value) in want {
+                let mark = pointer.len();
+                push_token(pointer, key);
+                compare_at(value, got.get(key), pointer, kinds, out);
+                pointer.truncate(mark);
+            }
+        }
+        (Value::Array(want), Some(Value::Array(got))) if want.len() == got.len() => {
+            for (index, (w, g)) in want.iter().zip(got).enumerate() {
+                let mark = pointer.len();
+                push_token(pointer, &index.to_string());
+                compare_at(w, Some(g), pointer, kinds, out);
+                pointer.truncate(mark);
+            }
+        }
+        _ => out.push(mismatch(pointer, Some(expected), actual, kinds)),
+    }
+}
+
+/// Equal, JSON types kept apart (`true` is not `1`).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same(v, w))
+        }
+        _ => a == b && std::mem::discriminant(a) == std::mem::discriminant(b),
+    }
+}
+
+/// Every member where two readings differ, both ways: what one has and the other lacks,
+/// and what both have with different values. `actual` is the second reading's value.
+pub fn diff_readings(first: &Value, second: &Value, kinds: &Kinds) -> Vec<ReadingMismatch> {
+    let mut out = Vec::new();
+    diff_at(
+        Some(first),
+        Some(second),
+        &mut String::new(),
+        kinds,
+        &mut out,
+    );
+    out
+}
+
+fn diff_at(
+    a: Option<&Value>,
+    b: Option<&Value>,
+    pointer: &mut String,
+    kinds: &Kinds,
+    out: &mut Vec<ReadingMismatch>,
+) {
+    match (a, b) {
+        (Some(v), Some(w)) if same(v, w) => {}
+        _ if shaped(pointer) => out.push(mismatch(pointer, a, b, kinds)),
+        (Some(Value::Object(x)), Some(Value::Object(y))) => {
+            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            for key in keys {
+                let mark = pointer.len();
+                push_token(pointer, key);
+                diff_at(x.get(key), y.get(key), pointer, kinds, out);
+                pointer.truncate(mark);
+            }
+        }
+        (Some(Value::Array(x)), Some(Value::Array(y))) if x.len() == y.len() => {
+            for (index, (v, w)) in x.iter().zip(y).enumerate() {
+                let mark = pointer.len();
+                push_token(pointer, &index.to_string());
+                diff_at(Some(v), Some(w), pointer, kinds, out);
+                pointer.truncate(mark);
+            }
+        }
+        _ => out.push(mismatch(pointer, a, b, kinds)),
+    }
+}
+
+/// The group of a mismatch that no rule accounts for (a whole record one side lacks, a
+/// member no rule defines).
+pub const UNATTRIBUTED: &str = "(no rule)";
+
+/// The parts of `actual` that `expected` gives, so that a diff shows only what was compared
+/// (and a partial expectation can be rewritten in its own shape).
+pub fn project(expected: &Value, actual: &Value) -> Value {
+    match (expected, actual) {
+        (Value::Object(want), Value::Object(got)) => Value::Object(
+            want.keys()
+                .filter_map(|k| got.get(k).map(|g| (k.clone(), project(&want[k], g))))
+                .collect(),
+        ),
+        (Value::Array(want), Value::Array(got)) => Value::Array(
+            got.iter()
+                .enumerate()
+                .map(|(i, g)| want.get(i).map_or_else(|| g.clone(), |w| project(w, g)))
+                .collect(),
+        ),
+        _ => actual.clone(),
+    }
+}
+
+/// Judges a reader's answer: the verdict and the reading, against the case's sidecar.
+///
+/// A reader that refuses a stream it must read (or reads one it must refuse) fails under
+/// every rule of the case, its reading not compared; otherwise every member the sidecar
+/// gives is compared, each mismatch charged to the rule its member comes from, and a
+/// record the stream does not have is a failure under no rule. Members the reading does
+/// not define are noted.
+pub fn judge_reader(case: &Case, answer: &[StreamAnswer]) -> Judgement {
+    let mut judgement = Judgement::passing();
+    let Some(expect) = &case.sidecar.expect.reader else {
+        return judgement;
+    };
+    let decision = case.sidecar.decision.as_deref();
+    let Some(stream) = answer.first() else {
+        judgement.fail(
+            "the answer has no stream".into(),
+            None,
+            Failure::Refusal,
+            decision,
+        );
+        return judgement;
+    };
+    let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default() + "\n";
+    let null = Value::Null;
+    let actual = stream.reading.as_ref().map_or(&null, ReadingAnswer::json);
+    judgement.expected_text = format!("valid: {}\n{}", expect.valid, pretty(&expect.reading));
+    judgement.actual_text = format!(
+        "valid: {}\n{}",
+        stream.valid,
+        pretty(&project(&expect.reading, actual))
+    );
+    if stream.valid != expect.valid {
+        let reason = if stream.valid {
+            "the reader read a stream it must refuse"
+        } else {
+            "the reader refused a stream it must read"
+        };
+        for rule in &case.sidecar.rules {
+            judgement.fail(reason.to_owned(), Some(rule), Failure::Refusal, decision);
+        }
+        return judgement;
+    }
+    if !expect.valid {
+        return judgement;
+    }
+    if stream.reading.is_none() {
+        judgement.fail(
+            "the answer has no reading".into(),
+            None,
+            Failure::Reading,
+            decision,
+        );
+        return judgement;
+    }
+    let bytes: Vec<u8> = case
+        .streams
+        .first()
+        .and_then(|(_, path)| std::fs::read(path).ok())
+        .unwrap_or_default();
+    let kinds = Kinds::of_stream(&bytes);
+    for mismatch in compare_readings(&expect.reading, actual, &kinds) {
+        let rule = (mismatch.rule != UNATTRIBUTED).then_some(mismatch.rule.as_str());
+        let on = mismatch.decision.as_deref().or(decision);
+        judgement.fail(mismatch.to_string(), rule, Failure::Reading, on);
+    }
+    if let Some(Value::Object(records)) = actual.get("records") {
+        for id in records.keys().filter(|id| !kinds.records.contains(*id)) {
+            judgement.fail(
+                format!("the reading lists a record the stream does not have: {id:?}"),
+                None,
+                Failure::Reading,
+                decision,
+            );
+        }
+    }
+    judgement.notes = members::undefined_members(actual)
+        .into_iter()
+        .map(|p| format!("{p} is not a member of the reading (schemas/reading.schema.json)"))
+        .collect();
+    judgement
+}
+
+fn render(valid: bool, findings: &[Violation]) -> String {
+    let mut sorted = findings.to_vec();
+    sorted.sort();
+    let mut text = format!("valid: {valid}\n");
+    for v in &sorted {
+        text.push_str(&v.to_string());
+        text.push('\n');
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::load_corpus;
+    use crate::protocol::AnswerDiagnostic;
+    use std::path::Path;
+
+    fn corpus() -> Vec<Case> {
+        load_corpus(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases")).expect("corpus")
+    }
+
+    fn find<'a>(cases: &'a [Case], name: &str) -> &'a Case {
+        cases
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap_or_else(|| panic!("no case {name}"))
+    }
+
+    fn answer(valid: bool, findings: &[(&str, Severity, usize)]) -> Vec<StreamAnswer> {
+        vec![StreamAnswer {
+            valid,
+            diagnostics: findings
+                .iter()
+                .map(|(rule, severity, line)| AnswerDiagnostic {
+                    rule: (*rule).into(),
+                    severity: *severity,
+                    line: *line,
+                    pointer: None,
+                    seq: None,
+                    id: None,
+                    message: None,
+                })
+                .collect(),
+            reading: None,
+        }]
+    }
+
+    fn charged(j: &Judgement) -> Vec<(Option<&str>, Failure)> {
+        j.attributions
+            .iter()
+            .map(|a| (a.rule.as_deref(), a.kind))
+            .collect()
+    }
+
+    fn plain() -> Strictness {
+        Strictness::default()
+    }
+
+    #[test]
+    fn a_negative_needs_the_verdict_and_the_rule_at_its_line() {
+        let cases = corpus();
+        let case = find(&cases, "messages/ASR-212/n_image_data_and_blob");
+        let right = judge_validator(
+            case,
+            &answer(false, &[("ASR-212", Severity::Error, 2)]),
+            &plain(),
+        );
+        assert!(right.pass, "{:?}", right.reasons);
+        assert_eq!(right.outcome(), Outcome::Pass);
+        let wrong_rule = judge_validator(
+            case,
+            &answer(false, &[("ASR-231", Severity::Error, 2)]),
+            &plain(),
+        );
+        assert!(!wrong_rule.pass, "a rejection for the wrong reason fails");
+        assert_eq!(wrong_rule.missing.len(), 1);
+        assert_eq!(wrong_rule.extra.len(), 1);
+        assert_eq!(
+            charged(&wrong_rule),
+            [
+                (Some("ASR-231"), Failure::OverStrict),
+                (Some("ASR-212"), Failure::Lenient)
+            ]
+        );
+        let wrong_line = judge_validator(
+            case,
+            &answer(false, &[("ASR-212", Severity::Error, 1)]),
+            &plain(),
+        );
+        assert!(!wrong_line.pass);
+        let accepted = judge_validator(case, &answer(true, &[]), &plain());
+        assert_eq!(charged(&accepted), [(Some("ASR-212"), Failure::Lenient)]);
+        let as_warning = judge_validator(
+            case,
+            &answer(true, &[("ASR-212", Severity::Warning, 2)]),
+            &plain(),
+        );
+        assert_eq!(
+            charged(&as_warning),
+            [(Some("ASR-212"), Failure::Lenient)],
+            "an error reported as a warning is missed"
+        );
+        let strict = judge_validator(
+            case,
+            &answer(false, &[("ASR-212", Severity::Error, 2)]),
+            &Strictness {
+                pointers: true,
+                ..Strictness::default()
+            },
+        );
+        assert!(!strict.pass, "no pointer given, and pointers are compared");
+    }
+
+    #[test]
+    fn an_error_the_stream_does_not_call_for_is_charged_to_the_rule_cited_not_the_cases() {
+        let cases = corpus();
+        // The AUN case tests ASR-210 (and more); an implementation wrongly rejecting the
+        // `from` address under ASR-228 fails the case, under ASR-228 alone.
+        let case = find(&cases, "messages/ASR-210/y_aun_custom_payload_unknown_part");
+        let wrong = judge_validator(
+            case,
+            &answer(false, &[("ASR-228", Severity::Error, 2)]),
+            &plain(),
+        );
+        assert_eq!(wrong.outcome(), Outcome::Fail);
+        assert_eq!(charged(&wrong), [(Some("ASR-228"), Failure::OverStrict)]);
+        // An id the catalog does not know is charged to the case's rules.
+        let unknown = judge_validator(
+            case,
+            &answer(false, &[("MY-7", Severity::Error, 2)]),
+            &plain(),
+        );
+        let rules: Vec<Option<&str>> = charged(&unknown).iter().map(|(r, _)| *r).collect();
+        assert_eq!(
+            rules,
+            case.sidecar
+                .rules
+                .iter()
+                .map(|r| Some(r.as_str()))
+                .collect::<Vec<_>>()
+        );
+        // Rejected with no error at all: the case's own rule.
+        let bare = judge_validator(case, &answer(false, &[]), &plain());
+        assert_eq!(charged(&bare), [(Some("ASR-210"), Failure::OverStrict)]);
+        // Warnings never fail.
+        let warned = judge_validator(
+            case,
+            &answer(true, &[("ASR-228", Severity::Warning, 2)]),
+            &plain(),
+        );
+        assert!(warned.pass);
+        // An extra error on a negative case is over-strict too.
+        let negative = find(&cases, "messages/ASR-212/n_image_data_and_blob");
+        let both = judge_validator(
+            negative,
+            &answer(
+                false,
+                &[
+                    ("ASR-212", Severity::Error, 2),
+                    ("ASR-210", Severity::Error, 2),
+                ],
+            ),
+            &plain(),
+        );
+        assert_eq!(charged(&both), [(Some("ASR-210"), Failure::OverStrict)]);
+    }
+
+    #[test]
+    fn a_missing_warning_is_lenient_on_a_should_only() {
+        let cases = corpus();
+        let case = cases
+            .iter()
+            .find(|c| {
+                c.verdict() == Some(Verdict::Reject)
+                    && c.sidecar.expect.validator.as_ref().is_some_and(|v| {
+                        v.valid && v.violations.iter().all(|x| x.severity == Severity::Warning)
+                    })
+            })
+            .expect("a case of warnings only");
+        let silent = judge_validator(case, &answer(true, &[]), &plain());
+        assert!(!silent.pass);
+        assert!(
+            silent
+                .attributions
+                .iter()
+                .all(|a| a.kind == Failure::Lenient && a.warning && !a.is_hard())
+        );
+        let rejected = judge_validator(case, &answer(false, &[]), &plain());
+        assert!(
+            rejected
+                .attributions
+                .iter()
+                .any(|a| a.kind == Failure::OverStrict && a.is_hard())
+        );
+    }
+
+    #[test]
+    fn inferred_checks_match_by_rule_or_by_an_alias_the_implementation_declared() {
+        let cases = corpus();
+        let case = cases
+            .iter()
+            .find(|c| c.name.starts_with("inferred/ASR-X-004/n_"))
+            .expect("a duplicate-key case");
+        let line = case
+            .sidecar
+            .expect
+            .validator
+            .as_ref()
+            .expect("validator")
+            .violations[0]
+            .line;
+        assert!(
+            judge_validator(
+                case,
+                &answer(false, &[("ASR-X-004", Severity::Error, line)]),
+                &plain()
+            )
+            .pass
+        );
+        // Another finding on that line, of the same severity, no longer hides the miss.
+        let other = judge_validator(
+            case,
+            &answer(false, &[("ASR-X-003", Severity::Error, line)]),
+            &plain(),
+        );
+        assert!(!other.pass);
+        let own = answer(false, &[("DUPLICATE_KEY", Severity::Error, line)]);
+        assert!(
+            !judge_validator(case, &own, &plain()).pass,
+            "an undeclared own id"
+        );
+        let declared = Strictness {
+            aliases: [("DUPLICATE_KEY".to_owned(), "ASR-X-004".to_owned())].into(),
+            ..Strictness::default()
+        };
+        assert!(
+            judge_validator(case, &own, &declared).pass,
+            "a declared own id"
+        );
+    }
+
+    #[test]
+    fn an_implementation_defined_case_accepts_either_branch_within_bounds() {
+        let cases = corpus();
+        let case = cases
+            .iter()
+            .find(|c| c.verdict() == Some(Verdict::Either))
+            .expect("an i_ case");
+        let cite = case
+            .sidecar
+            .expect
+            .validator
+            .as_ref()
+            .expect("validator")
+            .if_rejected[0]
+            .clone();
+        assert!(judge_validator(case, &answer(true, &[]), &plain()).pass);
+        assert!(
+            judge_validator(
+                case,
+                &answer(false, &[(&cite, Severity::Error, 1)]),
+                &plain()
+            )
+            .pass
+        );
+        let other = judge_validator(
+            case,
+            &answer(false, &[("ASR-200", Severity::Error, 1)]),
+            &plain(),
+        );
+        assert!(!other.pass);
+        assert!(charged(&other).contains(&(Some("ASR-200"), Failure::OverStrict)));
+    }
+
+    #[test]
+    fn a_case_resting_on_a_decision_is_non_strict_when_it_differs() {
+        let cases = corpus();
+        let mut case = find(&cases, "messages/ASR-212/n_image_data_and_blob").clone();
+        case.sidecar.decision = Some("unresolved-order".into());
+        let accepted = judge_validator(&case, &answer(true, &[]), &plain());
+        assert_eq!(accepted.outcome(), Outcome::NonStrict);
+        assert_eq!(
+            accepted.attributions[0].decision.as_deref(),
+            Some("unresolved-order")
+        );
+    }
+
+    const STREAM: &str = concat!(
+        r#"{"type":"session","seq":0,"id":"h","formatVersion":"0.1","agent":{"name":"codex"},"sessionId":"s1","lineage":{"spawnedBy":{"session":"codex:p1"},"executedBy":[{"session":"codex:a%3a1"}]}}"#,
+        "\n",
+        r#"{"type":"message","seq":1,"id":"r1","messageId":"m1","role":"assistant","author":"model","content":[{"type":"reasoning","text":"x","signature":"SIG"},{"type":"text","text":"t"}]}"#,
+        "\n",
+    );
+
+    #[test]
+    fn readings_compare_member_by_member_under_the_members_rule_with_types_kept_apart() {
+        let kinds = Kinds::of_stream(STREAM.as_bytes());
+        let expected = serde_json::json!({"session": {"root": "no"}, "records": {"r1": {"originality": "unknown", "delivered": true}}});
+        let same = serde_json::json!({"session": {"root": "no", "unresolved": []}, "records": {"r1": {"originality": "unknown", "delivered": true, "type": "message"}}});
+        assert!(
+            compare_readings(&expected, &same, &kinds).is_empty(),
+            "members left out are not compared"
+        );
+        let wrong = serde_json::json!({"session": {"root": "yes"}, "records": {"r1": {"originality": "original", "delivered": 1}}});
+        let found = compare_readings(&expected, &wrong, &kinds);
+        let pointers: Vec<(&str, &str)> = found
+            .iter()
+            .map(|m| (m.pointer.as_str(), m.rule.as_str()))
+            .collect();
+        assert_eq!(
+            pointers,
+            [
+                ("/records/r1/delivered", "ASR-237"),
+                ("/records/r1/originality", "ASR-416"),
+                ("/session/root", "ASR-401")
+            ]
+        );
+        let parts =
+            serde_json::json!({"records": {"r1": {"parts": [{"index": ["x"]}, {"index": ["t"]}]}}});
+        let longer = serde_json::json!({"records": {"r1": {"parts": [{"index": ["x", "SIG"]}, {"index": []}]}}});
+        let found = compare_readings(&parts, &longer, &kinds);
+        let pointers: Vec<(&str, &str)> = found
+            .iter()
+            .map(|m| (m.pointer.as_str(), m.rule.as_str()))
+            .collect();
+        assert_eq!(
+            pointers,
+            [
+                ("/records/r1/parts/0/index", "ASR-215"),
+                ("/records/r1/parts/1/index", UNATTRIBUTED)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_reading_that_differs_only_on_a_decision_names_it() {
+        let kinds = Kinds::of_stream(STREAM.as_bytes());
+        let expected = serde_json::json!({"session": {"unresolved": ["codex:a%3A1", "codex:p1"]}, "totals": {"ownRecords": ["r1", "r2"]}});
+        let other_order = serde_json::json!({"session": {"unresolved": ["codex:p1", "codex:a%3a1"]}, "totals": {"ownRecords": ["r2", "r1"]}});
+        let found = compare_readings(&expected, &other_order, &kinds);
+        let decisions: Vec<(&str, Option<&str>)> = found
+            .iter()
+            .map(|m| (m.pointer.as_str(), m.decision.as_deref()))
+            .collect();
+        assert_eq!(
+            decisions,
+            [
+                ("/session/unresolved", Some("unresolved-form")),
+                ("/totals/ownRecords", Some("own-records-order"))
+            ]
+        );
+        let missing_one = serde_json::json!({"session": {"unresolved": ["codex:p1"]}, "totals": {"ownRecords": ["r1", "r2"]}});
+        let found = compare_readings(&expected, &missing_one, &kinds);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            (found[0].rule.as_str(), found[0].decision.as_deref()),
+            ("ASR-406", None)
+        );
+    }
+
+    #[test]
+    fn two_readings_differ_both_ways() {
+        let kinds = Kinds::of_stream(STREAM.as_bytes());
+        let a =
+            serde_json::json!({"session": {"root": "no"}, "records": {"r1": {"delivered": true}}});
+        let b = serde_json::json!({"session": {"root": "no", "unresolved": []}, "records": {"r1": {"delivered": false}}});
+        let found = diff_readings(&a, &b, &kinds);
+        let pointers: Vec<&str> = found.iter().map(|m| m.pointer.as_str()).collect();
+        assert_eq!(pointers, ["/records/r1/delivered", "/session/unresolved"]);
+        assert_eq!(found[0].rule, "ASR-237");
+        assert!(diff_readings(&a, &a, &kinds).is_empty());
+    }
+
+    fn reading_answer(valid: bool, reading: Option<Value>) -> Vec<StreamAnswer> {
+        vec![StreamAnswer {
+            valid,
+            diagnostics: Vec::new(),
+            reading: reading.and_then(|r| serde_json::from_value(r).ok()),
+        }]
+    }
+
+    #[test]
+    fn a_reader_is_judged_on_every_record_it_lists_and_on_refusing() {
+        let cases = corpus();
+        let case = find(&cases, "messages/ASR-224/y_reader_part_values_override");
+        let bytes = std::fs::read(&case.streams[0].1).expect("stream");
+        let right = serde_json::to_value(crate::reading::read_bytes(&bytes).reading).expect("json");
+        let pass = judge_reader(case, &reading_answer(true, Some(right.clone())));
+        assert!(pass.pass, "{:?}", pass.reasons);
+        assert!(pass.notes.is_empty());
+        let mut extra = right.clone();
+        extra["records"]["ghost"] =
+            serde_json::json!({"type": "message", "superseded": false, "originality": "original"});
+        extra["records"]["ghost"]["mood"] = "calm".into();
+        let judged = judge_reader(case, &reading_answer(true, Some(extra)));
+        assert_eq!(
+            charged(&judged),
+            [(None, Failure::Reading)],
+            "{:?}",
+            judged.reasons
+        );
+        assert_eq!(
+            judged.notes.len(),
+            1,
+            "an undefined member is noted: {:?}",
+            judged.notes
+        );
+        let refused = judge_reader(case, &reading_answer(false, Some(right)));
+        assert!(
+            refused
+                .attributions
+                .iter()
+                .all(|a| a.kind == Failure::Refusal)
+        );
+        assert_eq!(refused.attributions.len(), case.sidecar.rules.len());
+        let no_reading = judge_reader(case, &reading_answer(true, None));
+        assert!(!no_reading.pass);
+    }
+}
