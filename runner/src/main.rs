@@ -50,9 +50,10 @@ enum Command {
     /// Run the corpus against an implementation through its adapter (PROTOCOL.md), and
     /// write the conformance reports. Without --adapter, the kit's reference implementation.
     ///
-    /// Exit status: 0 when no case failed (or, with --expect, when the results match the
-    /// expectations), 1 otherwise, 2 for usage or I/O errors, 3 when the adapter did not start
-    /// (nothing was run), 130 when interrupted by SIGINT or SIGTERM (the report of what ran is
+    /// Exit status: 0 when no case failed (non-strict cases are no failure; with --expect,
+    /// when the results match the expectations), 1 otherwise, 2 for usage or I/O errors, 3
+    /// when nothing could be run (the corpus did not load, no case matches the selection, the
+    /// adapter did not start), 130 when interrupted by SIGINT or SIGTERM (the report of what ran is
     /// written).
     Run(Box<run::Args>),
     /// Print the reference reader's reading of streams (PROTOCOL.md, "Readers").

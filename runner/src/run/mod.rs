@@ -13,7 +13,7 @@ use crate::limits::LimitArgs;
 use crate::role::RoleArg;
 use crate::{corpus, exit};
 use adapter::{Fault, ProtocolCheck, Talk};
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use asr_suite::case::Case;
 use asr_suite::conformance::{
     AdapterInfo, CaseResult, KEPT_BYTES, Outcome, RunReport, now_rfc3339,
@@ -84,7 +84,14 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> Result<u8> {
-    let (root, corpus) = corpus::load(args.cases.as_deref())?;
+    let (root, corpus) = match corpus::load(args.cases.as_deref()) {
+        Ok(loaded) => loaded,
+        Err(error) => {
+            eprintln!("asr-ctk: {error:#}");
+            eprintln!("asr-ctk: no case was run: the corpus did not load");
+            return Ok(exit::HARNESS);
+        }
+    };
     let roles: Vec<ProtocolRole> = match args.role {
         Some(role) => vec![role.protocol()],
         None => vec![ProtocolRole::Validator, ProtocolRole::Reader],
@@ -99,7 +106,10 @@ pub fn run(args: &Args) -> Result<u8> {
         );
     }
     if items.is_empty() {
-        bail!("no case matches the selection (--rule, --case, --role, --shard)");
+        eprintln!(
+            "asr-ctk: no case matches the selection (--rule, --case, --role, --shard): nothing was run"
+        );
+        return Ok(exit::HARNESS);
     }
     let limits = args.limits.limits()?;
     let command = match &args.adapter {
@@ -395,6 +405,16 @@ fn judged(
             )))
         }
         Reply::Answered { streams, .. } => {
+            if let Some(d) = streams
+                .iter()
+                .flat_map(|s| &s.diagnostics)
+                .find(|d| d.line == 0)
+            {
+                return Err(Fault::Protocol(format!(
+                    "a finding under {} is on line 0: lines are 1-based (a finding about the whole stream goes on line 1)",
+                    escape_controls(&d.rule)
+                )));
+            }
             if streams.len() != case.streams.len() {
                 return Err(Fault::Protocol(format!(
                     "the answer has {} stream entries; the case has {} streams",

@@ -686,3 +686,24 @@ fn read_says_why_it_refuses_and_its_line_limit_can_be_raised() {
     assert_eq!(answer["file"], "-");
     assert_eq!(answer["reading"]["records"]["r1"]["type"], "message");
 }
+
+#[test]
+fn a_run_that_can_run_nothing_exits_with_the_harness_status_not_the_failure_status() {
+    let out = scratch("run-nothing");
+    let out_text = out.to_string_lossy().into_owned();
+    let none = asr_ctk(&["run", "--quiet", "--rule", "ASR-999", "--out", &out_text]);
+    assert_eq!(none.status.code(), Some(3), "{none:?}");
+    assert!(String::from_utf8_lossy(&none.stderr).contains("no case matches"));
+    let missing = out.join("no-such-corpus");
+    let missing_text = missing.to_string_lossy().into_owned();
+    let broken = asr_ctk(&[
+        "run",
+        "--quiet",
+        "--cases",
+        &missing_text,
+        "--out",
+        &out_text,
+    ]);
+    assert_eq!(broken.status.code(), Some(3), "{broken:?}");
+    assert!(String::from_utf8_lossy(&broken.stderr).contains("the corpus did not load"));
+}

@@ -335,30 +335,21 @@ fn a_slow_start_within_the_timeout_is_fine() {
 }
 
 #[test]
-fn validate_protocol_catches_what_only_the_schema_forbids() {
-    let (_, lenient) = run("line_zero", &["--max-restarts", "0"], &[]);
-    assert!(
-        lenient
-            .cases
-            .iter()
-            .all(|c| matches!(c.outcome, Outcome::Pass | Outcome::Fail)),
-        "{:?}",
-        outcomes(&lenient)
-    );
-    let (_, strict) = run(
-        "line_zero",
-        &["--max-restarts", "20", "--validate-protocol"],
-        &[],
-    );
-    let first = &strict.cases[0];
-    assert_eq!(first.outcome, Outcome::ProtocolError);
-    assert!(
-        first
-            .detail
-            .as_deref()
-            .is_some_and(|d| d.contains("reply schema")),
-        "{first:?}"
-    );
+fn a_finding_on_line_0_breaks_the_protocol_with_or_without_validate_protocol() {
+    for extra in [&[][..], &["--validate-protocol"][..]] {
+        let mut args = vec!["--max-restarts", "0"];
+        args.extend(extra);
+        let (_, report) = run("line_zero", &args, &[]);
+        let first = &report.cases[0];
+        assert_eq!(first.outcome, Outcome::ProtocolError, "{extra:?}");
+        assert!(
+            first
+                .detail
+                .as_deref()
+                .is_some_and(|d| d.contains("line 0") || d.contains("reply schema")),
+            "{first:?}"
+        );
+    }
 }
 
 /// Runs `asr-ctk run` with a fault adapter over `cases`, its report in a temporary directory.

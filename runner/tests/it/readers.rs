@@ -380,3 +380,34 @@ fn an_implementations_own_id_counts_for_a_check_only_when_its_handshake_declares
     );
     assert_eq!(verdict(&report, "ASR-X-003"), RuleVerdict::Conformant);
 }
+
+#[test]
+fn a_member_the_reading_does_not_define_is_noted_and_refused_by_validate_protocol() {
+    let adapter = wrong("adds_a_member");
+    let (output, report) = run_with("adds_a_member", "reader", &[], &adapter);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(report.cases.iter().all(|c| c.outcome == Outcome::Pass));
+    let noted = report
+        .cases
+        .iter()
+        .filter(|c| c.notes.iter().any(|n| n.starts_with("/session/mood")))
+        .count();
+    // Every reading is noted but those of streams a reader must refuse, not compared.
+    assert!(
+        noted + 10 >= report.cases.len() && noted >= 30,
+        "{noted} noted"
+    );
+    let (output, report) = run_with(
+        "adds_a_member_strict",
+        "reader",
+        &["--validate-protocol", "--max-restarts", "0"],
+        &adapter,
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        report.cases[0].outcome,
+        Outcome::ProtocolError,
+        "{:?}",
+        report.cases[0]
+    );
+}

@@ -955,5 +955,14 @@ mod tests {
         assert_eq!(refused.attributions.len(), case.sidecar.rules.len());
         let no_reading = judge_reader(case, &reading_answer(true, None));
         assert!(!no_reading.pass);
+        // A stream without its header must be refused; reading it anyway fails, refusing
+        // passes whatever was read before.
+        let headless = find(&cases, "inferred/ASR-X-007/n_no_header");
+        let read_anyway = judge_reader(headless, &reading_answer(true, None));
+        assert_eq!(
+            charged(&read_anyway),
+            [(Some("ASR-X-007"), Failure::Refusal)]
+        );
+        assert!(judge_reader(headless, &reading_answer(false, None)).pass);
     }
 }
