@@ -1,0 +1,393 @@
+//! Wrong readings: for every member of the reading (PROTOCOL.md, "Readers and the
+//! reading"), the answers a reader implementer could plausibly give by misreading one
+//! sentence of the definition or of the spec. Each wrong reading is run over every reader
+//! case of the corpus; the corpus separates it from the right reading when at least two
+//! reader cases tell them apart (`compare_readings` reports a mismatch). A wrong reading
+//! fewer cases catch is a misreading an adapter could get away with.
+//!
+//! The wrong readings come from a second reader ([`reader`]) with one misreading switched
+//! on; with none it reads every stream of the corpus as the reference reader does, so that
+//! a wrong reading differs from the right one by its misreading alone.
+
+#[path = "wrong_readings/reader.rs"]
+mod reader;
+
+use asr_suite::case::{Case, load_corpus};
+use asr_suite::judge::compare_readings;
+use asr_suite::judge::members::Kinds;
+use asr_suite::reading::read_bytes;
+use reader::Knob;
+use serde_json::{Value, json};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// A wrong answer: the reading from the stream's records and the right reading.
+type Misread = fn(&[Value], &Value) -> Value;
+
+/// One plausible wrong reading.
+struct Wrong {
+    name: &'static str,
+    /// The sentence misread, and how.
+    misreads: &'static str,
+    read: Misread,
+}
+
+/// How many reader cases must catch each wrong reading.
+const CATCHERS: usize = 2;
+
+macro_rules! wrong_readings {
+    ($($knob:ident => $misreads:literal,)*) => {
+        /// Every wrong reading, one misreading each.
+        fn wrong_readings() -> Vec<Wrong> {
+            vec![$(Wrong {
+                name: stringify!($knob),
+                misreads: $misreads,
+                read: |lines, _right| reader::read(lines, Some(Knob::$knob)),
+            }),*]
+        }
+    };
+}
+
+wrong_readings! {
+    // session.root: "`no` when any parent facet is present in the header or a declaration
+    // (...); else `yes` when `root: true`; else `unknown`. Absence never means root."
+    RootFromAbsence => "ASR-401 \"An absent lineage, or an absent facet, means unknown\": a session without parent facets read as a root",
+    RootTrueIgnored => "ASR-402 root: true read as one more unknown: a session that claims root read as unknown",
+    RootDeclarationsIgnored => "\"present in the header or a declaration\": only the header's lineage decides root",
+    InheritsModeNotAParent => "\"or `inherits` with mode copied, referenced or rendered\": only spawnedBy, forkedFrom, continues and relatedUnknown name a parent",
+    ExecutedByIsAParent => "ASR-402 \"executedBy does not name a parent and may appear with root\": executedBy read as a parent",
+    AnyInheritsIsAParent => "\"inherits with mode copied, referenced or rendered\": inherits of any mode (none, unknown) read as naming a parent",
+    RelatedUnknownNotAParent => "ASR-405 relatedUnknown (\"does not say what the relation is\") read as no parent",
+    // session.unresolved: "every session named by a lineage facet (...), a
+    // subagent.childSession, a copiedFrom.session or a derivedFrom session reference, other
+    // than the stream's own session; each once, without its # part, percent-escapes in upper
+    // case, sorted."
+    UnresolvedNotDeduplicated => "\"each once\": a session named twice listed twice",
+    UnresolvedKeepsFragment => "\"without its # part\": a derivedFrom session reference listed with its record part",
+    UnresolvedNotSorted => "\"sorted\": sessions listed in the order the stream names them",
+    UnresolvedIncludesOwnSession => "\"other than the stream's own session\": the own session listed when a record names it",
+    OwnSessionUnescaped => "the own session reference built from agent, namespace and sessionId without percent-encoding its `:` and `%`, so a reference to it is not recognised",
+    UnresolvedMissesChildSession => "\"a subagent.childSession\": children not listed",
+    UnresolvedMissesCopiedFrom => "\"a copiedFrom.session\": sessions of copies not listed",
+    UnresolvedMissesDerivedFrom => "\"a derivedFrom session reference\": derivedFrom entries with a # part not listed",
+    UnresolvedMissesInheritsFrom => "\"inherits.from ... included\": inherits.from not listed",
+    UnresolvedMissesExecutedBy => "\"executedBy[].session included\": backing sessions not listed",
+    UnresolvedMissesDeclarations => "lineage facets of declarations not read (only the header's)",
+    UnresolvedEscapesAsWritten => "\"percent-escapes in upper case\": references kept as written, so one session spelled %3a and %3A is listed twice and in lower case",
+    // records: "The header is the session, not a record. ... Every other line with an id is
+    // a record, declarations and any later session line included"
+    HeaderIsARecord => "\"The header is the session, not a record\": the header listed and credited as a record",
+    DeclarationsAreNotRecords => "\"declarations ... included\": declarations left out of the records and of the totals",
+    UnknownRecordTypesSkipped => "ASR-218's skipping of unknown parts applied to records: records of a type the spec text does not name are left out",
+    RevisionsCollapsed => "\"A changed plan is a revision\": only the latest revision of a record is listed",
+    // superseded: "a later record names it in supersedes"
+    SupersedesFirstMatch => "a native-id supersedes (planId=p) resolved to the first record with that id, not the latest before the revision",
+    SupersedesIdsOnly => "supersedes resolved by record id only, never through a native id (messageId=..., planId=...)",
+    SupersededChainHeadOnly => "\"supersedes naming the previous one\" read as naming the original: in a chain of revisions only the first is superseded",
+    SupersededByAnyReference => "\"a later record names it\": any later reference (a delivery's message, copiedFrom.record, derivedFrom) read as superseding",
+    SupersededDirectionSwapped => "the record that carries supersedes read as the superseded one",
+    // originality
+    CopiedFromIgnored => "\"a record with copiedFrom is a copy\" ignored: copies take the stream's default originality",
+    MirrorIgnored => "ASR-423 \"In a mirror stream, a record without copiedFrom has unknown originality\": authority mirror ignored",
+    MirrorOverridesCopies => "\"in this order: a record with copiedFrom is a copy; else, in a stream with authority mirror, unknown\": in a mirror every record unknown, copies included",
+    PrefixBelowNotAt => "ASR-415 \"with a seq at or below that record's seq\": the record named by localThroughId left out of the prefix",
+    PrefixIncludesDeclarations => "ASR-415 \"other than the header and declaration records\": declarations inside the prefix read as copies",
+    PrefixIgnored => "ASR-415 \"whether or not it carries copiedFrom\": only records with copiedFrom inside the prefix read as copies",
+    DeclarationsInheritsIgnored => "\"The effective inherits is the header's, replaced by each declaration that has one\": a declaration's inherits ignored",
+    CopiedWithoutLocalThroughOriginal => "\"copied with localThroughId declared\": mode copied without localThroughId read as original",
+    NoInheritsOriginal => "\"The absence of copiedFrom does not establish that the record is original\": a stream without inherits read as original",
+    InheritsUnknownOriginal => "\"mode unknown ... the record's originality is unknown\": inherits mode unknown read as original",
+    ReferencedOrRenderedUnknown => "\"effective inherits.mode is none, referenced or rendered\": only none read as original",
+    DerivedFromIsACopy => "ASR-426 \"A message that renders inherited context ... is new content of its own session, not a copy\": messages with derivedFrom read as copies",
+    ExecutedByMakesCopies => "ASR-423 \"being in a wrapper's stream does not make a record a copy\": every record of a stream with executedBy read as a copy",
+    // contextView: "false for audience user and for status withdrawn, from each message's own
+    // values, else true"
+    WithdrawnInContextView => "ASR-225 \"A withdrawn message ... is not an entry in the context view\": withdrawn messages read as entries",
+    UserAudienceInContextView => "ASR-205 \"Messages with audience user ... are not entries in the context view\": audience ignored",
+    UnknownAudienceOutOfContextView => "ASR-204 \"absent means unknown\" read as not shown to the model: messages without a known audience left out of the context view",
+    FailedStatusOutOfContextView => "ASR-206 status error, interrupted or partial read as not received: such messages left out of the context view",
+    ContextViewFromLatestRevision => "\"from each message's own values\": a message read with the values of its latest revision",
+    // delivered: "true when some delivery for the message, taken at its latest revision (the
+    // end of its supersedes chain), has status sent or delivered; separate delivery records
+    // are separate attempts; queued, suppressed, failed and unknown never confirm"
+    DeliveredFromFirstRevision => "\"taken at its latest revision\": a delivery's first revision decides",
+    DeliveredByAnyRevision => "\"taken at its latest revision\": any revision that said sent confirms, though a later one failed",
+    QueuedConfirms => "\"queued ... never confirm\": a queued delivery read as delivered",
+    AnyDeliveryConfirms => "ASR-237 \"never from the existence of a message\" read the other way: any delivery record confirms, failed and suppressed included",
+    OnlyDeliveredConfirms => "ASR-237 \"status sent or delivered\": only delivered (platform confirmation) counts, sent does not",
+    AttemptsMerged => "\"separate delivery records are separate attempts\": every delivery for a message read as one, the last in the stream deciding",
+    DeliveryNativeRefUnresolved => "a delivery's message resolved by record id only, never through messageId=...",
+    DeliveryMessageFromLatestRevisionOnly => "\"the message it is for may be named earlier in the chain\": a revision without message confirms nothing",
+    // parts: "the part's own value, else the message's, else null"
+    PartAuthorIgnored => "ASR-224 \"A part's own value applies to that part\": the message's author wins over the part's",
+    PartOriginIgnored => "ASR-224: the message's origin wins over the part's",
+    PartPhaseIgnored => "ASR-224 \"a part can carry its own (phase)\": the message's phase wins over the part's",
+    MessageValuesNotInherited => "ASR-224 \"the message's value applies ... to the parts that do not carry one\": parts without values read as null",
+    PhaseOnlyOnText => "\"phase: For assistant text\": the message's phase not applied to parts that are not text",
+    PartsFromDisplayContent => "\"parts ... from content only\": parts read from displayContent when a message has one",
+    UnknownPartsDropped => "ASR-218 \"Readers MUST skip content parts whose type they do not recognize\": unknown parts left out of parts instead of read as skipped",
+    // render
+    VisibilityAbsentFull => "ASR-214 \"Readers MUST NOT present text as full reasoning unless visibility is full\": reasoning without visibility rendered as full",
+    ReasoningOpaqueStateAsOpaque => "\"Encrypted reasoning stays a reasoning part with opaque state\": reasoning with opaque state rendered as an opaque part",
+    UnknownPartAsText => "ASR-218: an unknown part with a text member rendered and indexed as text",
+    ResourceLinkSkipped => "\"resource (resource_link, resource)\": resource_link not known, skipped",
+    ReasoningOnlyMessageAsText => "ASR-220 \"Readers MUST treat a reasoning-only message the same way as a reasoning part\": a reasoning-only message rendered as the message's text",
+    RefusalAsText => "ASR-217 \"Refusals expressed in ordinary text stay text parts\" read the other way: refusal parts rendered as text",
+    DataAsText => "ASR-238 \"Readers MUST NOT present a data part as the exact text the model saw\": data rendered as text",
+    OpaquePartSkipped => "ASR-232 opaque is an ASR part type: rendered as skipped (unknown)",
+    // index
+    SignatureIndexed => "ASR-215 \"opaque and signature MUST be excluded from text indexing\": signatures indexed",
+    OpaqueStateIndexed => "ASR-215: a reasoning part's opaque data indexed",
+    OpaquePartIndexed => "ASR-232 \"Opaque parts MUST be excluded from text indexing\": an opaque part's data indexed",
+    AnnotationsAndMetaIndexed => "\"Never ... annotations, _meta\": the strings of annotations and _meta indexed",
+    SummaryIndexedUnderFull => "\"summary segments only when visibility is summary\": summary segments indexed beside full text",
+    TextIndexedUnderSummary => "\"text ... when visibility is full or absent\": a summary part's text member indexed too",
+    HiddenTextIndexed => "\"reasoning text when visibility is full or absent\": text of omitted, encrypted or redacted reasoning indexed",
+    AbsentVisibilityTextNotIndexed => "\"reasoning text when visibility is full or absent\": text without visibility not indexed",
+    ResourceLinkMetadataIndexed => "\"Never ... resource_link metadata\": a link's uri, name, title and description indexed",
+    ResourceTextNotIndexed => "\"an embedded resource's text\": the text of an embedded resource not indexed",
+    DataIndexed => "ASR-238, \"Never ... data parts\": a data part's data indexed",
+    RefusalNotIndexed => "\"refusal text\": a refusal's text not indexed",
+    UnknownPartTextIndexed => "ASR-218 skip read as not rendering only: an unknown part's text indexed",
+    // totals: "ownRecords, the ids of the records whose originality is original, in stream
+    // order ... mayIncludeCopies, true when some record's originality is unknown"
+    CopiesCredited => "ASR-417 \"MUST NOT count ... copied records as the work of the session\": copies credited",
+    UnknownCredited => "ASR-416 \"MUST NOT credit a session with records whose originality is unknown\": unknown records credited",
+    OwnRecordsById => "\"in stream order\": ownRecords sorted by id",
+    MayIncludeCopiesFromCopies => "ASR-416 \"totals including such records\" read as totals including copies: mayIncludeCopies true when some record is a copy, false when only unknown ones",
+    MayIncludeCopiesNever => "ASR-416 \"MUST say that the totals may include copies\" ignored: mayIncludeCopies always false",
+    SupersededNotCredited => "superseded revisions read as no work of the session: left out of ownRecords",
+}
+
+/// A reader case with its stream read: what the sidecar expects, and the right reading.
+struct ReaderCase {
+    name: String,
+    kinds: Kinds,
+    lines: Vec<Value>,
+    expected: Value,
+    right: Value,
+}
+
+fn corpus() -> Vec<Case> {
+    load_corpus(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases")).expect("the corpus loads")
+}
+
+/// The lines of a stream that are JSON, as values (a byte order mark and CR read past).
+fn lines_of(bytes: &[u8]) -> Vec<Value> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    bytes
+        .split(|b| *b == b'\n')
+        .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
+        .filter(|line| !line.is_empty())
+        .filter_map(|line| asr_suite::json::parse(line).ok().map(|parsed| parsed.value))
+        .collect()
+}
+
+fn stream_of(case: &Case) -> Option<Vec<u8>> {
+    match case.streams.as_slice() {
+        [(_, path)] => Some(std::fs::read(path).expect("the stream reads")),
+        _ => None,
+    }
+}
+
+/// The reader cases of the corpus the reference reader reads as their sidecars say, and
+/// the names of those it does not.
+fn reader_cases(cases: &[Case]) -> (Vec<ReaderCase>, Vec<String>) {
+    let mut agreed = Vec::new();
+    let mut disagreed = Vec::new();
+    for case in cases {
+        let Some(expect) = &case.sidecar.expect.reader else {
+            continue;
+        };
+        let bytes = stream_of(case).expect("a reader case has one stream");
+        let outcome = read_bytes(&bytes);
+        let right = serde_json::to_value(&outcome.reading).expect("a reading is JSON");
+        let kinds = Kinds::of_stream(&bytes);
+        if outcome.accepted != expect.valid
+            || !compare_readings(&expect.reading, &right, &kinds).is_empty()
+        {
+            disagreed.push(case.name.clone());
+            continue;
+        }
+        agreed.push(ReaderCase {
+            name: case.name.clone(),
+            kinds,
+            lines: lines_of(&bytes),
+            expected: expect.reading.clone(),
+            right,
+        });
+    }
+    (agreed, disagreed)
+}
+
+/// Whether a case tells a wrong reading from the right one.
+fn catches(case: &ReaderCase, read: Misread) -> bool {
+    let wrong = read(&case.lines, &case.right);
+    !compare_readings(&case.expected, &wrong, &case.kinds).is_empty()
+}
+
+/// Each wrong reading with the cases that catch it.
+fn matrix<'a>(cases: &'a [ReaderCase], wrongs: &'a [Wrong]) -> Vec<(&'a Wrong, Vec<&'a str>)> {
+    wrongs
+        .iter()
+        .map(|wrong| {
+            let by = cases
+                .iter()
+                .filter(|case| catches(case, wrong.read))
+                .map(|case| case.name.as_str())
+                .collect();
+            (wrong, by)
+        })
+        .collect()
+}
+
+/// The wrong readings fewer than `CATCHERS` cases catch, with how many do.
+fn weak<'a>(matrix: &[(&'a Wrong, Vec<&str>)]) -> Vec<(&'a str, usize)> {
+    matrix
+        .iter()
+        .filter(|(_, by)| by.len() < CATCHERS)
+        .map(|(wrong, by)| (wrong.name, by.len()))
+        .collect()
+}
+
+fn table(matrix: &[(&Wrong, Vec<&str>)]) -> String {
+    let mut text = String::new();
+    for (wrong, by) in matrix {
+        let _ = writeln!(text, "{:>3}  {}: {}", by.len(), wrong.name, wrong.misreads);
+    }
+    text
+}
+
+/// Every single-stream case the reference reader accepts: the streams a second reader must
+/// read as it does.
+fn accepted_streams(cases: &[Case]) -> Vec<(String, Vec<Value>, Value)> {
+    cases
+        .iter()
+        .filter_map(|case| {
+            let bytes = stream_of(case)?;
+            let outcome = read_bytes(&bytes);
+            let valid = case
+                .sidecar
+                .expect
+                .validator
+                .as_ref()
+                .is_none_or(|v| v.valid && v.violations.is_empty());
+            (outcome.accepted && valid).then(|| {
+                let right = serde_json::to_value(&outcome.reading).expect("a reading is JSON");
+                (case.name.clone(), lines_of(&bytes), right)
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn every_reader_case_is_read_as_its_sidecar_says() {
+    let (cases, disagreed) = reader_cases(&corpus());
+    assert!(cases.len() >= 30, "{} reader cases", cases.len());
+    assert!(
+        disagreed.is_empty(),
+        "the reference reader disagrees with: {disagreed:?}"
+    );
+}
+
+#[test]
+fn the_second_reader_reads_every_valid_stream_as_the_reference_does() {
+    let streams = accepted_streams(&corpus());
+    assert!(streams.len() > 100, "{} streams", streams.len());
+    let mut differ = Vec::new();
+    for (name, lines, right) in &streams {
+        let read = reader::read(lines, None);
+        let diff = asr_suite::judge::diff_readings(right, &read, &Kinds::default());
+        if !diff.is_empty() {
+            let list: Vec<String> = diff.iter().map(ToString::to_string).collect();
+            differ.push(format!("{name}:\n  {}", list.join("\n  ")));
+        }
+    }
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+}
+
+/// The wrong readings that read every stream as the reference does: no-op misreadings.
+fn unchanged<'a>(streams: &[(String, Vec<Value>, Value)], wrongs: &'a [Wrong]) -> Vec<&'a str> {
+    wrongs
+        .iter()
+        .filter(|wrong| {
+            !streams
+                .iter()
+                .any(|(_, lines, right)| (wrong.read)(lines, right) != *right)
+        })
+        .map(|wrong| wrong.name)
+        .collect()
+}
+
+#[test]
+fn every_wrong_reading_changes_the_reading_of_some_stream() {
+    let streams = accepted_streams(&corpus());
+    let wrongs = wrong_readings();
+    let unchanged = unchanged(&streams, &wrongs);
+    assert!(
+        unchanged.is_empty(),
+        "wrong readings that change no stream of the corpus: {unchanged:?}"
+    );
+}
+
+#[test]
+fn every_wrong_reading_is_caught_by_two_reader_cases() {
+    let (cases, _) = reader_cases(&corpus());
+    let wrongs = wrong_readings();
+    assert!(wrongs.len() >= 40, "{} wrong readings", wrongs.len());
+    let matrix = matrix(&cases, &wrongs);
+    let weak = weak(&matrix);
+    println!(
+        "{} wrong readings over {} reader cases (cases catching each):\n{}",
+        wrongs.len(),
+        cases.len(),
+        table(&matrix)
+    );
+    assert!(
+        weak.is_empty(),
+        "{} wrong readings are caught by fewer than {CATCHERS} reader cases: {weak:?}\n{}",
+        weak.len(),
+        table(&matrix)
+    );
+}
+
+/// A control: a wrong reading that lists a record no case expects changes every reading,
+/// yet no case catches it (a case decides only the members it gives), and the matrix says
+/// so; a wrong reading that is the right one changes nothing, and the no-op check says so.
+#[test]
+fn the_matrix_reports_a_wrong_reading_no_case_catches() {
+    fn lists_an_extra_record(_lines: &[Value], right: &Value) -> Value {
+        let mut wrong = right.clone();
+        wrong["records"]["x-not-in-the-stream"] =
+            json!({"type": "message", "superseded": false, "originality": "original"});
+        wrong
+    }
+    fn the_right_reading(_lines: &[Value], right: &Value) -> Value {
+        right.clone()
+    }
+    let (cases, _) = reader_cases(&corpus());
+    let controls = [
+        Wrong {
+            name: "lists_an_extra_record",
+            misreads: "control",
+            read: lists_an_extra_record,
+        },
+        Wrong {
+            name: "the_right_reading",
+            misreads: "control",
+            read: the_right_reading,
+        },
+        Wrong {
+            name: "CopiesCredited",
+            misreads: "control: one that cases catch",
+            read: |lines, _| reader::read(lines, Some(Knob::CopiesCredited)),
+        },
+    ];
+    let matrix = matrix(&cases, &controls);
+    assert_eq!(
+        weak(&matrix),
+        [("lists_an_extra_record", 0), ("the_right_reading", 0)]
+    );
+    let streams = accepted_streams(&corpus());
+    assert_eq!(unchanged(&streams, &controls), ["the_right_reading"]);
+}
