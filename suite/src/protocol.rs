@@ -205,6 +205,32 @@ pub struct StreamAnswer {
     pub reading: Option<ReadingAnswer>,
 }
 
+impl Reply {
+    /// What a `started` message breaks of its schema that its type does not hold: an empty
+    /// implementation name, or an alias for an id the catalog does not have. `None` for a
+    /// right one (and for any other message).
+    pub fn started_problem(&self) -> Option<String> {
+        let Reply::Started {
+            implementation,
+            rule_aliases,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        if implementation.name.is_empty() {
+            return Some("the started message names no implementation (an empty name)".into());
+        }
+        let catalog = crate::catalog::Catalog::embedded();
+        rule_aliases
+            .iter()
+            .find(|(_, rule)| !catalog.knows(rule))
+            .map(|(own, rule)| {
+                format!("ruleAliases maps {own:?} to {rule:?}, which is no id of the catalog")
+            })
+    }
+}
+
 impl StreamAnswer {
     /// A reader's answer: whether it read the stream, and its reading.
     pub fn read(valid: bool, reading: Option<ReadingAnswer>) -> Self {
@@ -354,6 +380,28 @@ mod tests {
         )
         .expect("valid start");
         assert!(matches!(started, Reply::Started { protocol: 1, .. }));
+    }
+
+    #[test]
+    fn a_started_message_needs_a_name_and_aliases_of_catalog_ids() {
+        let started = |extra: &str| -> Reply {
+            serde_json::from_str(&format!(
+                r#"{{"type":"started","protocol":1,"implementation":{{"name":"v","version":"1","language":"go"}},"roles":["validator"],"formatVersions":["0.1"]{extra}}}"#
+            ))
+            .expect("a started message")
+        };
+        assert_eq!(started("").started_problem(), None);
+        assert_eq!(
+            started(r#","ruleAliases":{"DUP":"ASR-X-004"}"#).started_problem(),
+            None
+        );
+        let bad = started(r#","ruleAliases":{"DUP":"ASR-X-999"}"#).started_problem();
+        assert!(bad.is_some_and(|p| p.contains("ASR-X-999")));
+        let nameless: Reply = serde_json::from_str(
+            r#"{"type":"started","protocol":1,"implementation":{"name":"","version":"1","language":"go"},"roles":[],"formatVersions":[]}"#,
+        )
+        .expect("a started message");
+        assert!(nameless.started_problem().is_some());
     }
 
     #[test]

@@ -158,7 +158,10 @@ impl Persistent {
         };
         let fault = match adapter.exchange(&start, talk) {
             Ok(reply @ Reply::Started { protocol, .. }) if protocol == PROTOCOL_VERSION => {
-                return Ok((adapter, reply));
+                match reply.started_problem() {
+                    None => return Ok((adapter, reply)),
+                    Some(problem) => Fault::Protocol(problem),
+                }
             }
             Ok(Reply::Started { protocol, .. }) => Fault::Protocol(format!(
                 "the adapter speaks protocol {protocol}; the kit speaks {PROTOCOL_VERSION}"

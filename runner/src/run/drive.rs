@@ -81,7 +81,10 @@ pub(super) fn oneshot(
         settings.talk,
     );
     let identity = match reply {
-        Ok(reply @ Reply::Started { .. }) => reply,
+        Ok(reply @ Reply::Started { .. }) => match reply.started_problem() {
+            None => reply,
+            Some(problem) => return never_started(items, Fault::Protocol(problem), stderr),
+        },
         Ok(other) => {
             let fault = Fault::Protocol(format!(
                 "the adapter answered the handshake with {}",
