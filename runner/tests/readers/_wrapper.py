@@ -158,45 +158,36 @@ def reference_command(asr_ctk):
     return [asr_ctk, "adapter", "reference"]
 
 
-def mutate_reply(reply, request, mutate):
-    """Applies the mutation to each stream's reading; True when the reply changed."""
+def mutate_streams(reply, request, mutate):
+    """Applies `mutate(answer, stream)` to each stream's answer of the reply, given the
+    request's Stream; True when the reply changed. A mutation that raises (an answer of an
+    unexpected shape) leaves that answer as it was."""
     streams = reply.get("streams")
     requested = request.get("streams")
     if not isinstance(streams, list) or not isinstance(requested, list):
         return False
     changed = False
-    for answer, asked in zip(streams, requested):
-        if not isinstance(answer, dict) or not isinstance(answer.get("reading"), dict):
-            continue
-        if not isinstance(asked, dict):
-            continue
-        reading = copy.deepcopy(answer["reading"])
-        try:
-            mutate(reading, Stream(asked.get("data"), asked.get("path")))
-        except Exception as error:  # a reading of an unexpected shape: leave it as it is
-            sys.stderr.write(f"wrong reader: reading left unchanged: {error!r}\n")
-            sys.stderr.flush()
-            continue
-        if reading != answer["reading"]:
-            answer["reading"] = reading
-            changed = True
-    return changed
-
-
-def mutate_answers(reply, request, mutate):
-    """Applies a validator mutation to each stream's answer; True when the reply changed."""
-    streams = reply.get("streams")
-    requested = request.get("streams")
-    if not isinstance(streams, list) or not isinstance(requested, list):
-        return False
-    changed = False
-    for answer, asked in zip(streams, requested):
+    for index, (answer, asked) in enumerate(zip(streams, requested)):
         if not isinstance(answer, dict) or not isinstance(asked, dict):
             continue
         before = copy.deepcopy(answer)
-        mutate(answer, Stream(asked.get("data"), asked.get("path")))
+        try:
+            mutate(answer, Stream(asked.get("data"), asked.get("path")))
+        except Exception as error:
+            sys.stderr.write(f"wrong implementation: answer left unchanged: {error!r}\n")
+            sys.stderr.flush()
+            streams[index] = before
+            continue
         changed |= answer != before
     return changed
+
+
+def on_reading(mutate):
+    """A stream mutation that changes only the answer's reading, when it has one."""
+    def mutate_answer(answer, stream):
+        if isinstance(answer.get("reading"), dict):
+            mutate(answer["reading"], stream)
+    return mutate_answer
 
 
 def run(script, mutate=None, validator=None, started=None):
@@ -243,9 +234,9 @@ def _run(name, asr_ctk, mutate, validator, started):
             if kind != "answered" or request is None:
                 return line
             if request.get("role") == "reader":
-                changed = mutate is not None and mutate_reply(reply, request, mutate)
+                changed = mutate is not None and mutate_streams(reply, request, on_reading(mutate))
             else:
-                changed = validator is not None and mutate_answers(reply, request, validator)
+                changed = validator is not None and mutate_streams(reply, request, validator)
             if not changed:
                 return line
         else:

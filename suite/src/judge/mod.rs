@@ -592,26 +592,19 @@ mod tests {
             .collect()
     }
 
-    fn plain() -> Strictness {
-        Strictness::default()
+    /// The judgement of a validator's answer of one stream, matched plainly.
+    fn judged(case: &Case, valid: bool, findings: &[(&str, Severity, usize)]) -> Judgement {
+        judge_validator(case, &answer(valid, findings), &Strictness::default())
     }
 
     #[test]
     fn a_negative_needs_the_verdict_and_the_rule_at_its_line() {
         let cases = corpus();
         let case = find(&cases, "messages/ASR-212/n_image_data_and_blob");
-        let right = judge_validator(
-            case,
-            &answer(false, &[("ASR-212", Severity::Error, 2)]),
-            &plain(),
-        );
+        let right = judged(case, false, &[("ASR-212", Severity::Error, 2)]);
         assert!(right.pass, "{:?}", right.reasons);
         assert_eq!(right.outcome(), Outcome::Pass);
-        let wrong_rule = judge_validator(
-            case,
-            &answer(false, &[("ASR-231", Severity::Error, 2)]),
-            &plain(),
-        );
+        let wrong_rule = judged(case, false, &[("ASR-231", Severity::Error, 2)]);
         assert!(!wrong_rule.pass, "a rejection for the wrong reason fails");
         assert_eq!(wrong_rule.missing.len(), 1);
         assert_eq!(wrong_rule.extra.len(), 1);
@@ -622,19 +615,11 @@ mod tests {
                 (Some("ASR-212"), Failure::Lenient)
             ]
         );
-        let wrong_line = judge_validator(
-            case,
-            &answer(false, &[("ASR-212", Severity::Error, 1)]),
-            &plain(),
-        );
+        let wrong_line = judged(case, false, &[("ASR-212", Severity::Error, 1)]);
         assert!(!wrong_line.pass);
-        let accepted = judge_validator(case, &answer(true, &[]), &plain());
+        let accepted = judged(case, true, &[]);
         assert_eq!(charged(&accepted), [(Some("ASR-212"), Failure::Lenient)]);
-        let as_warning = judge_validator(
-            case,
-            &answer(true, &[("ASR-212", Severity::Warning, 2)]),
-            &plain(),
-        );
+        let as_warning = judged(case, true, &[("ASR-212", Severity::Warning, 2)]);
         assert_eq!(
             charged(&as_warning),
             [(Some("ASR-212"), Failure::Lenient)],
@@ -657,19 +642,11 @@ mod tests {
         // The AUN case tests ASR-210 (and more); an implementation wrongly rejecting the
         // `from` address under ASR-228 fails the case, under ASR-228 alone.
         let case = find(&cases, "messages/ASR-210/y_aun_custom_payload_unknown_part");
-        let wrong = judge_validator(
-            case,
-            &answer(false, &[("ASR-228", Severity::Error, 2)]),
-            &plain(),
-        );
+        let wrong = judged(case, false, &[("ASR-228", Severity::Error, 2)]);
         assert_eq!(wrong.outcome(), Outcome::Fail);
         assert_eq!(charged(&wrong), [(Some("ASR-228"), Failure::OverStrict)]);
         // An id the catalog does not know is charged to the case's rules.
-        let unknown = judge_validator(
-            case,
-            &answer(false, &[("MY-7", Severity::Error, 2)]),
-            &plain(),
-        );
+        let unknown = judged(case, false, &[("MY-7", Severity::Error, 2)]);
         let rules: Vec<Option<&str>> = charged(&unknown).iter().map(|(r, _)| *r).collect();
         assert_eq!(
             rules,
@@ -680,14 +657,10 @@ mod tests {
                 .collect::<Vec<_>>()
         );
         // Rejected with no error at all: the case's own rule.
-        let bare = judge_validator(case, &answer(false, &[]), &plain());
+        let bare = judged(case, false, &[]);
         assert_eq!(charged(&bare), [(Some("ASR-210"), Failure::OverStrict)]);
         // Warnings never fail.
-        let warned = judge_validator(
-            case,
-            &answer(true, &[("ASR-228", Severity::Warning, 2)]),
-            &plain(),
-        );
+        let warned = judged(case, true, &[("ASR-228", Severity::Warning, 2)]);
         assert!(warned.pass);
         // An extra error on a negative case is over-strict too.
         let negative = find(&cases, "messages/ASR-212/n_image_data_and_blob");
@@ -700,7 +673,7 @@ mod tests {
                     ("ASR-210", Severity::Error, 2),
                 ],
             ),
-            &plain(),
+            &Strictness::default(),
         );
         assert_eq!(charged(&both), [(Some("ASR-210"), Failure::OverStrict)]);
     }
@@ -717,7 +690,7 @@ mod tests {
                     })
             })
             .expect("a case of warnings only");
-        let silent = judge_validator(case, &answer(true, &[]), &plain());
+        let silent = judged(case, true, &[]);
         assert!(!silent.pass);
         assert!(
             silent
@@ -725,7 +698,7 @@ mod tests {
                 .iter()
                 .all(|a| a.kind == Failure::Lenient && a.warning && !a.is_hard())
         );
-        let rejected = judge_validator(case, &answer(false, &[]), &plain());
+        let rejected = judged(case, false, &[]);
         assert!(
             rejected
                 .attributions
@@ -749,24 +722,13 @@ mod tests {
             .expect("validator")
             .violations[0]
             .line;
-        assert!(
-            judge_validator(
-                case,
-                &answer(false, &[("ASR-X-004", Severity::Error, line)]),
-                &plain()
-            )
-            .pass
-        );
+        assert!(judged(case, false, &[("ASR-X-004", Severity::Error, line)]).pass);
         // Another finding on that line, of the same severity, no longer hides the miss.
-        let other = judge_validator(
-            case,
-            &answer(false, &[("ASR-X-003", Severity::Error, line)]),
-            &plain(),
-        );
+        let other = judged(case, false, &[("ASR-X-003", Severity::Error, line)]);
         assert!(!other.pass);
         let own = answer(false, &[("DUPLICATE_KEY", Severity::Error, line)]);
         assert!(
-            !judge_validator(case, &own, &plain()).pass,
+            !judge_validator(case, &own, &Strictness::default()).pass,
             "an undeclared own id"
         );
         let declared = Strictness {
@@ -794,20 +756,9 @@ mod tests {
             .expect("validator")
             .if_rejected[0]
             .clone();
-        assert!(judge_validator(case, &answer(true, &[]), &plain()).pass);
-        assert!(
-            judge_validator(
-                case,
-                &answer(false, &[(&cite, Severity::Error, 1)]),
-                &plain()
-            )
-            .pass
-        );
-        let other = judge_validator(
-            case,
-            &answer(false, &[("ASR-200", Severity::Error, 1)]),
-            &plain(),
-        );
+        assert!(judged(case, true, &[]).pass);
+        assert!(judged(case, false, &[(&cite, Severity::Error, 1)]).pass);
+        let other = judged(case, false, &[("ASR-200", Severity::Error, 1)]);
         assert!(!other.pass);
         assert!(charged(&other).contains(&(Some("ASR-200"), Failure::OverStrict)));
     }
@@ -817,7 +768,7 @@ mod tests {
         let cases = corpus();
         let mut case = find(&cases, "messages/ASR-212/n_image_data_and_blob").clone();
         case.sidecar.decision = Some("unresolved-order".into());
-        let accepted = judge_validator(&case, &answer(true, &[]), &plain());
+        let accepted = judged(&case, true, &[]);
         assert_eq!(accepted.outcome(), Outcome::NonStrict);
         assert_eq!(
             accepted.attributions[0].decision.as_deref(),
@@ -832,6 +783,14 @@ mod tests {
         "\n",
     );
 
+    /// Each mismatch's pointer with the rule it is charged to.
+    fn charged_members(expected: &Value, read: &Value, kinds: &Kinds) -> Vec<String> {
+        compare_readings(expected, read, kinds)
+            .into_iter()
+            .map(|m| format!("{} {}", m.pointer, m.rule))
+            .collect()
+    }
+
     #[test]
     fn readings_compare_member_by_member_under_the_members_rule_with_types_kept_apart() {
         let kinds = Kinds::of_stream(STREAM.as_bytes());
@@ -842,32 +801,22 @@ mod tests {
             "members left out are not compared"
         );
         let wrong = serde_json::json!({"session": {"root": "yes"}, "records": {"r1": {"originality": "original", "delivered": 1}}});
-        let found = compare_readings(&expected, &wrong, &kinds);
-        let pointers: Vec<(&str, &str)> = found
-            .iter()
-            .map(|m| (m.pointer.as_str(), m.rule.as_str()))
-            .collect();
         assert_eq!(
-            pointers,
+            charged_members(&expected, &wrong, &kinds),
             [
-                ("/records/r1/delivered", "ASR-237"),
-                ("/records/r1/originality", "ASR-416"),
-                ("/session/root", "ASR-401")
+                "/records/r1/delivered ASR-237",
+                "/records/r1/originality ASR-416",
+                "/session/root ASR-401"
             ]
         );
         let parts =
             serde_json::json!({"records": {"r1": {"parts": [{"index": ["x"]}, {"index": ["t"]}]}}});
         let longer = serde_json::json!({"records": {"r1": {"parts": [{"index": ["x", "SIG"]}, {"index": []}]}}});
-        let found = compare_readings(&parts, &longer, &kinds);
-        let pointers: Vec<(&str, &str)> = found
-            .iter()
-            .map(|m| (m.pointer.as_str(), m.rule.as_str()))
-            .collect();
         assert_eq!(
-            pointers,
+            charged_members(&parts, &longer, &kinds),
             [
-                ("/records/r1/parts/0/index", "ASR-215"),
-                ("/records/r1/parts/1/index", UNATTRIBUTED)
+                "/records/r1/parts/0/index ASR-215",
+                "/records/r1/parts/1/index (no rule)"
             ]
         );
     }

@@ -113,18 +113,14 @@ pub(crate) enum Knob {
     SupersededNotCredited,
 }
 
-/// The record types the spec text in hand names (the catalog's value set of `*.type`).
-const NAMED_TYPES: [&str; 9] = [
-    "session",
-    "message",
-    "plan",
-    "delivery",
-    "subagent",
-    "declaration",
-    "input_request",
-    "tool_call",
-    "tool_result",
-];
+/// Whether the spec text in hand names a record type (the catalog's value set of `*.type`).
+fn named_type(kind: &str) -> bool {
+    asr_suite::catalog::Catalog::embedded()
+        .value_sets
+        .iter()
+        .find(|set| set.member == "*.type")
+        .is_some_and(|set| set.values.iter().any(|v| v == kind))
+}
 
 /// A record: a line with an id, the first with that id.
 struct Rec<'a> {
@@ -275,8 +271,7 @@ impl<'a> Stream<'a> {
                 }
                 let kind = record.kind();
                 !(self.on(Knob::DeclarationsAreNotRecords) && kind == Some("declaration")
-                    || self.on(Knob::UnknownRecordTypesSkipped)
-                        && !kind.is_some_and(|k| NAMED_TYPES.contains(&k))
+                    || self.on(Knob::UnknownRecordTypesSkipped) && !kind.is_some_and(named_type)
                     || self.on(Knob::RevisionsCollapsed) && superseded[n])
             })
             .collect()
