@@ -188,7 +188,12 @@ fn finding(file: &str, index: usize, d: &Diagnostic) -> Value {
 
 fn failing_case(case: &CaseResult, streams: &StreamFiles) -> Value {
     let catalog = Catalog::embedded();
-    let rule = case.rules.first();
+    // The rule that failed, when the failure was charged to one; else the case's own.
+    let rule = case
+        .attributions
+        .iter()
+        .find_map(|a| a.rule.as_ref())
+        .or(case.rules.first());
     let weight = rule
         .and_then(|id| catalog.rule(id).map(|r| rule_level(&r.levels)))
         .or_else(|| rule.and_then(|id| catalog.inferred(id).map(|x| level(x.severity))))
@@ -209,7 +214,7 @@ fn failing_case(case: &CaseResult, streams: &StreamFiles) -> Value {
         })
         .collect();
     let mut result = json!({
-        "level": weight,
+        "level": if case.outcome == Outcome::NonStrict { "note" } else { weight },
         "message": { "text": message },
         "properties": {
             "case": case.name,
@@ -217,6 +222,7 @@ fn failing_case(case: &CaseResult, streams: &StreamFiles) -> Value {
             "role": case.role.as_str(),
             "outcome": case.outcome.as_str(),
             "rules": case.rules,
+            "charged": case.attributions,
         },
     });
     if let Some(rule) = rule {
@@ -454,6 +460,18 @@ mod tests {
         );
         let fail = &results[0];
         assert_eq!(fail["level"], "error");
+        // A failure charged to another rule than the case's is a result under that rule.
+        report.cases[1].attributions = vec![crate::conformance::Attribution {
+            rule: Some("ASR-228".into()),
+            kind: crate::conformance::Failure::OverStrict,
+            decision: None,
+            warning: false,
+        }];
+        let charged = conformance(&report, &streams);
+        assert_valid(&charged);
+        let first = &charged["runs"][0]["results"][0];
+        assert_eq!(first["ruleId"], "ASR-228", "{first}");
+        assert_eq!(first["properties"]["charged"][0]["kind"], "over-strict");
         assert_eq!(
             fail["message"]["text"],
             "the stream must be rejected <script>alert(1)</script> & more"
