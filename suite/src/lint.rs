@@ -5,7 +5,7 @@
 use crate::case::{Case, Provenance, Verdict};
 use crate::catalog::{Catalog, CheckKind};
 use crate::diagnostic::Severity;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -214,6 +214,53 @@ pub fn clause_coverage(catalog: &Catalog, cases: &[Case], exempt: &[(&str, &str)
         }
     }
     problems
+}
+
+/// Every open value set of the catalog has a `y_` case whose streams give its member a value
+/// the set does not list (a vendor value), so a validator that wrongly closes the set rejects
+/// a stream it must accept. The sets without one are reported.
+pub fn open_value_sets(catalog: &Catalog, cases: &[Case]) -> Vec<String> {
+    let positives: Vec<Vec<Map<String, Value>>> = cases
+        .iter()
+        .filter(|c| c.verdict() == Some(Verdict::Accept))
+        .map(stream_records)
+        .collect();
+    catalog
+        .value_sets()
+        .iter()
+        .filter(|set| set.open)
+        .filter(|set| {
+            !positives.iter().flatten().any(|record| {
+                set.values_in(record)
+                    .iter()
+                    .any(|value| !set.values.iter().any(|listed| listed == value))
+            })
+        })
+        .map(|set| {
+            format!(
+                "{}: the set is open, but no y_ case gives the member a value it does not list",
+                set.member
+            )
+        })
+        .collect()
+}
+
+/// The JSON objects on the lines of a case's streams; lines that are not are left out.
+fn stream_records(case: &Case) -> Vec<Map<String, Value>> {
+    case.streams
+        .iter()
+        .filter_map(|(_, path)| std::fs::read(path).ok())
+        .flat_map(|bytes| {
+            bytes
+                .split(|b| *b == b'\n')
+                .filter_map(|line| serde_json::from_slice::<Value>(line).ok())
+                .filter_map(|value| match value {
+                    Value::Object(object) => Some(object),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// Positive and negative cases per rule named. A negative is a case whose expectations
@@ -664,6 +711,68 @@ mod tests {
         for (id, _) in CLAUSES_WITHOUT_A_NEGATIVE {
             assert!(catalog.clause(id).is_some(), "{id}");
         }
+    }
+
+    /// A case whose one stream, written under `dir`, holds `lines`.
+    fn streamed(dir: &Path, name: &str, valid: bool, lines: &[Value]) -> Case {
+        std::fs::create_dir_all(dir).expect("temp dir");
+        let path = dir.join(format!("{}.jsonl", name.replace('/', "_")));
+        let text: String = lines.iter().map(|line| line.to_string() + "\n").collect();
+        std::fs::write(&path, text).expect("write");
+        let findings: &[(&str, Severity)] = if valid {
+            &[]
+        } else {
+            &[("ASR-201", Severity::Error)]
+        };
+        let mut streamed = case(name, "c1", &["ASR-201"], valid, findings);
+        streamed.streams = vec![(String::new(), path)];
+        streamed
+    }
+
+    fn temp_dir(test: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("asr-ctk-lint-{test}-{}", std::process::id()))
+    }
+
+    #[test]
+    fn an_open_value_set_without_an_unlisted_value_is_reported() {
+        let catalog = Catalog::embedded();
+        let dir = temp_dir("sets");
+        let header = json!({"type": "session", "seq": 0, "id": "h"});
+        let message = |role: &str, status: &str| {
+            json!({"type": "message", "seq": 1, "id": "r1", "messageId": "m1", "role": role,
+                "status": status, "content": []})
+        };
+        let cases = [
+            streamed(
+                &dir,
+                "x/y_vendor_status",
+                true,
+                &[header.clone(), message("user", "cancelled")],
+            ),
+            // An unlisted value in a negative case shows nothing about accepting it.
+            streamed(
+                &dir,
+                "x/n_vendor_role",
+                false,
+                &[header, message("ipython", "complete")],
+            ),
+        ];
+        let problems = open_value_sets(catalog, &cases);
+        std::fs::remove_dir_all(&dir).ok();
+        assert!(
+            problems.iter().any(|p| p.starts_with("message.role:")),
+            "{problems:?}"
+        );
+        assert!(
+            !problems.iter().any(|p| p.starts_with("message.status:")),
+            "{problems:?}"
+        );
+        assert!(
+            !problems.iter().any(|p| p.starts_with("message.audience:")),
+            "a closed set needs no such case: {problems:?}"
+        );
+        let open = catalog.value_sets().iter().filter(|s| s.open).count();
+        assert_eq!(problems.len(), open - 1, "{problems:?}");
     }
 
     #[test]

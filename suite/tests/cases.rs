@@ -194,6 +194,11 @@ fn lints(cases: &[Case], root: &Path) -> Vec<Trial> {
     );
     let all = cases.to_vec();
     lint(
+        "every_open_value_set_has_a_positive_with_an_unlisted_value",
+        Box::new(move || lint::open_value_sets(Catalog::embedded(), &all)),
+    );
+    let all = cases.to_vec();
+    lint(
         "corpus_is_not_empty",
         Box::new(move || {
             if all.is_empty() {
