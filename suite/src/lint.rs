@@ -5,8 +5,9 @@
 use crate::case::{Case, Provenance, Verdict};
 use crate::catalog::{Catalog, CheckKind};
 use crate::diagnostic::Severity;
+use serde::Deserialize;
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The sidecar schema, as compiled into the kit.
@@ -243,6 +244,110 @@ pub fn open_value_sets(catalog: &Catalog, cases: &[Case]) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// One member the spec text makes optional, as `cases/optional-members.toml` lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct OptionalMember {
+    /// The member, in the notation of the catalog's value sets (`plan.entries[].priority`).
+    pub member: String,
+    /// Conditions on the object that lacks the member, when it may lack it only then: a path
+    /// from that object that is present (`capture.role`), or a path, `=` and the string it
+    /// holds (`planType=document`).
+    #[serde(default)]
+    pub when: Vec<String>,
+    /// The spec's words that make the member optional, quoted.
+    pub source: String,
+    /// The `y_` cases whose streams have a record (or part, or entry) without the member.
+    pub cases: Vec<String>,
+}
+
+/// Failure to read `cases/optional-members.toml`.
+#[derive(Debug, thiserror::Error)]
+#[error("failed to parse the list of optional members: {0}")]
+pub struct OptionalMembersError(#[from] toml::de::Error);
+
+/// Parses `cases/optional-members.toml`: `[[optional]]` tables of [`OptionalMember`].
+pub fn parse_optional_members(text: &str) -> Result<Vec<OptionalMember>, OptionalMembersError> {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct List {
+        optional: Vec<OptionalMember>,
+    }
+    Ok(toml::from_str::<List>(text)?.optional)
+}
+
+/// Every member listed as optional has `y_` cases whose streams hold an object of its kind
+/// without it (meeting its `when` conditions), so a validator that wrongly requires the member
+/// rejects a stream it must accept. A listed case that is missing, is not a `y_` case, or
+/// whose streams have no such object is reported, as is an entry without cases or source.
+pub fn optional_members(listed: &[OptionalMember], cases: &[Case]) -> Vec<String> {
+    let mut problems = Vec::new();
+    if listed.is_empty() {
+        problems.push("the list of optional members is empty".to_owned());
+    }
+    let mut seen = BTreeSet::new();
+    for entry in listed {
+        let label = if entry.when.is_empty() {
+            entry.member.clone()
+        } else {
+            format!("{} (when {})", entry.member, entry.when.join(", "))
+        };
+        if !crate::catalog::is_member_path(&entry.member) {
+            problems.push(format!(
+                "{label}: not a member path in the catalog's notation"
+            ));
+            continue;
+        }
+        if !seen.insert((&entry.member, &entry.when)) {
+            problems.push(format!("{label}: listed twice"));
+        }
+        if entry.source.trim().is_empty() {
+            problems.push(format!("{label}: no source quotes the spec"));
+        }
+        if entry.cases.is_empty() {
+            problems.push(format!("{label}: no case is listed"));
+        }
+        for name in &entry.cases {
+            let Some(case) = cases.iter().find(|c| &c.name == name) else {
+                problems.push(format!("{label}: {name} is no case of the corpus"));
+                continue;
+            };
+            if case.verdict() != Some(Verdict::Accept) {
+                problems.push(format!("{label}: {name} is not a y_ case"));
+                continue;
+            }
+            let lacking = stream_records(case).iter().any(|record| {
+                let (holders, member) = crate::catalog::member_holders(&entry.member, record);
+                holders.iter().any(|object| {
+                    !object.contains_key(member)
+                        && entry.when.iter().all(|c| condition_holds(object, c))
+                })
+            });
+            if !lacking {
+                problems.push(format!("{label}: no record of {name} lacks the member"));
+            }
+        }
+    }
+    problems
+}
+
+/// Whether `object` meets a `when` condition of an [`OptionalMember`].
+fn condition_holds(object: &Map<String, Value>, condition: &str) -> bool {
+    let (path, wanted) = match condition.split_once('=') {
+        Some((path, wanted)) => (path, Some(wanted)),
+        None => (condition, None),
+    };
+    let mut steps = path.split('.');
+    let first = steps.next().and_then(|step| object.get(step));
+    let reached = steps.fold(first, |value, step| value.and_then(|v| v.get(step)));
+    match (reached, wanted) {
+        (None, _) => false,
+        (Some(_), None) => true,
+        (Some(value), Some(wanted)) => value.as_str() == Some(wanted),
+    }
 }
 
 /// The JSON objects on the lines of a case's streams; lines that are not are left out.
@@ -773,6 +878,108 @@ mod tests {
         );
         let open = catalog.value_sets().iter().filter(|s| s.open).count();
         assert_eq!(problems.len(), open - 1, "{problems:?}");
+    }
+
+    fn optional(member: &str, when: &[&str], cases: &[&str]) -> OptionalMember {
+        OptionalMember {
+            member: member.into(),
+            when: when.iter().map(|w| (*w).to_owned()).collect(),
+            source: "Field table: optional.".into(),
+            cases: cases.iter().map(|c| (*c).to_owned()).collect(),
+        }
+    }
+
+    #[test]
+    fn an_optional_member_whose_case_has_it_is_reported() {
+        let dir = temp_dir("optional");
+        let header = json!({"type": "session", "seq": 0, "id": "h"});
+        let cases = [
+            streamed(
+                &dir,
+                "x/y_author",
+                true,
+                &[
+                    header.clone(),
+                    json!({"type": "message", "seq": 1, "id": "r1", "messageId": "m1",
+                        "role": "user", "author": "human", "content": [
+                            {"type": "text", "text": "hi", "author": "human"}]}),
+                ],
+            ),
+            streamed(
+                &dir,
+                "x/y_no_role",
+                true,
+                &[
+                    header.clone(),
+                    json!({"type": "message", "seq": 1, "id": "r1", "messageId": "m1",
+                        "capture": {"role": {"state": "absent"}}, "content": [
+                            {"type": "text", "text": "hi"}]}),
+                ],
+            ),
+            streamed(
+                &dir,
+                "x/n_no_role",
+                false,
+                &[
+                    header,
+                    json!({"type": "message", "seq": 1, "id": "r1", "messageId": "m1",
+                        "content": []}),
+                ],
+            ),
+        ];
+        let fine = [
+            optional("message.author", &[], &["x/y_no_role"]),
+            optional("part(text).author", &[], &["x/y_no_role"]),
+            optional("message.role", &["capture.role"], &["x/y_no_role"]),
+            optional(
+                "message.role",
+                &["capture.role.state=absent"],
+                &["x/y_no_role"],
+            ),
+        ];
+        assert_eq!(optional_members(&fine, &cases), Vec::<String>::new());
+        let wrong = [
+            optional("message.author", &[], &["x/y_author"]),
+            optional("part(text).author", &[], &["x/y_author"]),
+            optional("message.role", &["capture.content"], &["x/y_no_role"]),
+            optional("message.role", &[], &["x/n_no_role", "x/y_gone"]),
+            optional("message..role", &[], &["x/y_no_role"]),
+            optional("message.phase", &[], &[]),
+        ];
+        let problems = optional_members(&wrong, &cases);
+        std::fs::remove_dir_all(&dir).ok();
+        assert_eq!(
+            problems,
+            [
+                "message.author: no record of x/y_author lacks the member",
+                "part(text).author: no record of x/y_author lacks the member",
+                "message.role (when capture.content): no record of x/y_no_role lacks the member",
+                "message.role: x/n_no_role is not a y_ case",
+                "message.role: x/y_gone is no case of the corpus",
+                "message..role: not a member path in the catalog's notation",
+                "message.phase: no case is listed",
+            ]
+        );
+        assert_eq!(
+            optional_members(&[], &cases),
+            ["the list of optional members is empty"]
+        );
+    }
+
+    #[test]
+    fn the_list_of_optional_members_parses() {
+        let text = "[[optional]]\nmember = \"plan.entries\"\nwhen = [\"planType=document\"]\nsource = \"s\"\ncases = [\"a/y_b\"]\n";
+        let listed = parse_optional_members(text).expect("parses");
+        assert_eq!(
+            listed,
+            [OptionalMember {
+                member: "plan.entries".into(),
+                when: vec!["planType=document".into()],
+                source: "s".into(),
+                cases: vec!["a/y_b".into()],
+            }]
+        );
+        assert!(parse_optional_members("[[optional]]\nmember = \"x.y\"\nextra = 1\n").is_err());
     }
 
     #[test]

@@ -198,6 +198,20 @@ fn lints(cases: &[Case], root: &Path) -> Vec<Trial> {
         Box::new(move || lint::open_value_sets(Catalog::embedded(), &all)),
     );
     let all = cases.to_vec();
+    let listed = root.join("optional-members.toml");
+    lint(
+        "every_optional_member_has_a_positive_without_it",
+        Box::new(move || {
+            match std::fs::read_to_string(&listed)
+                .map_err(|e| format!("failed to read {}: {e}", listed.display()))
+                .and_then(|text| lint::parse_optional_members(&text).map_err(|e| e.to_string()))
+            {
+                Ok(members) => lint::optional_members(&members, &all),
+                Err(e) => vec![e],
+            }
+        }),
+    );
+    let all = cases.to_vec();
     lint(
         "corpus_is_not_empty",
         Box::new(move || {
