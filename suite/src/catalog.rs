@@ -203,24 +203,76 @@ impl ValueSet {
     pub fn values_in<'v>(&self, record: &'v Map<String, Value>) -> Vec<&'v str> {
         let (head, path) = self.member.split_once('.').unwrap_or((&self.member, ""));
         let steps: Vec<&str> = path.split('.').collect();
-        let objects: Vec<&Map<String, Value>> = if let Some(part_type) =
-            head.strip_prefix("part(").and_then(|h| h.strip_suffix(')'))
-        {
-            ["content", "displayContent"]
-                .iter()
-                .filter_map(|array| record.get(*array).and_then(Value::as_array))
+        follow(heads(head, record), &steps)
+    }
+}
+
+/// The objects of `record` that hold, or would hold, the last member of `member` (written in
+/// the notation of [`ValueSet::member`]), and that member's name: for
+/// `plan.entries[].priority`, each entry of a plan's `entries` and `priority`; for
+/// `part(text).annotations`, each text part and `annotations`. What lacks an optional member
+/// is found this way.
+///
+/// ```
+/// use asr_suite::catalog::member_holders;
+///
+/// let record = serde_json::json!({"type": "plan", "entries": [
+///     {"content": "a", "status": "pending", "priority": "high"}, {"content": "b", "status": "pending"}]});
+/// let (holders, name) = member_holders("plan.entries[].priority", record.as_object().expect("an object"));
+/// assert_eq!(name, "priority");
+/// assert_eq!(holders.iter().filter(|entry| !entry.contains_key(name)).count(), 1);
+/// ```
+pub fn member_holders<'v, 'm>(
+    member: &'m str,
+    record: &'v Map<String, Value>,
+) -> (Vec<&'v Map<String, Value>>, &'m str) {
+    let (head, path) = member.split_once('.').unwrap_or((member, ""));
+    let steps: Vec<&str> = path.split('.').collect();
+    let Some((last, within)) = steps.split_last() else {
+        return (Vec::new(), "");
+    };
+    let mut objects = heads(head, record);
+    for step in within {
+        let (name, array) = match step.strip_suffix("[]") {
+            Some(name) => (name, true),
+            None => (*step, false),
+        };
+        let reached = objects
+            .into_iter()
+            .flat_map(|object| object.iter())
+            .filter(|(member, _)| name == "*" || *member == name)
+            .map(|(_, value)| value);
+        objects = if array {
+            reached
+                .filter_map(Value::as_array)
                 .flatten()
                 .filter_map(Value::as_object)
-                .filter(|part| {
-                    part_type == "*" || part.get("type").and_then(Value::as_str) == Some(part_type)
-                })
                 .collect()
-        } else if head == "*" || record.get("type").and_then(Value::as_str) == Some(head) {
-            vec![record]
         } else {
-            Vec::new()
+            reached.filter_map(Value::as_object).collect()
         };
-        follow(objects, &steps)
+    }
+    let name = last.strip_suffix("[]").unwrap_or(last);
+    (objects, name.strip_suffix("{}").unwrap_or(name))
+}
+
+/// The objects a member path starts from: the record, when `head` is its type or `*`; for
+/// `part(T)`, every part of type T (any type for `*`) in the record's part arrays.
+fn heads<'v>(head: &str, record: &'v Map<String, Value>) -> Vec<&'v Map<String, Value>> {
+    if let Some(part_type) = head.strip_prefix("part(").and_then(|h| h.strip_suffix(')')) {
+        ["content", "displayContent"]
+            .iter()
+            .filter_map(|array| record.get(*array).and_then(Value::as_array))
+            .flatten()
+            .filter_map(Value::as_object)
+            .filter(|part| {
+                part_type == "*" || part.get("type").and_then(Value::as_str) == Some(part_type)
+            })
+            .collect()
+    } else if head == "*" || record.get("type").and_then(Value::as_str) == Some(head) {
+        vec![record]
+    } else {
+        Vec::new()
     }
 }
 
@@ -559,7 +611,8 @@ fn check_clauses(rule: &Rule) -> Result<(), CatalogError> {
 /// The member notation of value sets: `type.path`, where the type is a record type, `*` or
 /// `part(T)`, and each step of the path is a member name or `*`, followed by `[]` (each
 /// element) or, on the last step, `{}` (the member names).
-fn is_member_path(member: &str) -> bool {
+/// Whether `member` is written in the notation of [`ValueSet::member`].
+pub(crate) fn is_member_path(member: &str) -> bool {
     let name = |s: &str| {
         s == "*" || (!s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
     };

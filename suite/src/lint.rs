@@ -5,7 +5,8 @@
 use crate::case::{Case, Provenance, Verdict};
 use crate::catalog::{Catalog, CheckKind};
 use crate::diagnostic::Severity;
-use serde_json::Value;
+use serde::Deserialize;
+use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -213,20 +214,206 @@ pub fn clause_negatives(cases: &[Case]) -> BTreeMap<&str, Vec<&Case>> {
     named
 }
 
-/// The clauses of the rules checked in streams that no negative case names and no mutator
-/// covers (`covered_by_mutators` holds the clause ids the mutators break), in catalog order:
-/// the requirements nothing shows a validator enforcing.
-pub fn uncovered_clauses(
-    catalog: &Catalog,
-    cases: &[Case],
-    covered_by_mutators: &BTreeSet<String>,
-) -> Vec<String> {
+/// The clauses of the rules checked in streams that no negative case names, in catalog order:
+/// the requirements nothing shows a validator enforcing. A mutator that breaks a clause does
+/// not count: a validator that skips the clause passes every case, whatever the fuzzer finds.
+pub fn uncovered_clauses(catalog: &Catalog, cases: &[Case]) -> Vec<String> {
     let named = clause_negatives(cases);
     catalog
         .stream_rules()
         .flat_map(|r| &r.clauses)
-        .filter(|c| !named.contains_key(c.id.as_str()) && !covered_by_mutators.contains(&c.id))
+        .filter(|c| !named.contains_key(c.id.as_str()))
         .map(|c| c.id.clone())
+        .collect()
+}
+
+/// The clauses exempted from having a negative case, each with the reason.
+///
+/// A negative case for ASR-222.c is written, but the reference validator reports a later plan
+/// state that supersedes an already superseded one under ASR-X-014 (a forked revision chain),
+/// not under ASR-222: its sidecar would have to bless the wrong rule, so it waits for the
+/// report to name ASR-222. An exempted clause that a negative case names is reported by
+/// [`clause_coverage`], so an entry goes as soon as its case comes.
+pub const CLAUSES_WITHOUT_A_NEGATIVE: &[(&str, &str)] = &[(
+    "ASR-222.c",
+    "the reference validator reports its violation under ASR-X-014, not ASR-222",
+)];
+
+/// Every clause of a rule checked in streams is named by a negative case, but those `exempt`
+/// lists (clause id, reason); an exempted clause that a negative case names, or that is no
+/// clause of a rule checked in streams, is a problem too, so the list cannot go stale.
+pub fn clause_coverage(catalog: &Catalog, cases: &[Case], exempt: &[(&str, &str)]) -> Vec<String> {
+    let uncovered = uncovered_clauses(catalog, cases);
+    let mut problems: Vec<String> = uncovered
+        .iter()
+        .filter(|clause| !exempt.iter().any(|(id, _)| id == clause))
+        .map(|clause| format!("{clause}: no negative case names it"))
+        .collect();
+    for (id, reason) in exempt {
+        let stream = catalog
+            .clause(id)
+            .is_some_and(|(rule, _)| rule.checks.contains(&CheckKind::Stream));
+        if !stream {
+            problems.push(format!(
+                "{id} is exempted from having a negative case ({reason}), but it is no clause of a rule checked in streams"
+            ));
+        } else if !uncovered.iter().any(|c| c == id) {
+            problems.push(format!(
+                "{id} is exempted from having a negative case ({reason}), but a negative case names it now: take it off the exemptions"
+            ));
+        }
+    }
+    problems
+}
+
+/// Every open value set of the catalog has a `y_` case whose streams give its member a value
+/// the set does not list (a vendor value), so a validator that wrongly closes the set rejects
+/// a stream it must accept. The sets without one are reported.
+pub fn open_value_sets(catalog: &Catalog, cases: &[Case]) -> Vec<String> {
+    let positives: Vec<Vec<Map<String, Value>>> = cases
+        .iter()
+        .filter(|c| c.verdict() == Some(Verdict::Accept))
+        .map(stream_records)
+        .collect();
+    catalog
+        .value_sets()
+        .iter()
+        .filter(|set| set.open)
+        .filter(|set| {
+            !positives.iter().flatten().any(|record| {
+                set.values_in(record)
+                    .iter()
+                    .any(|value| !set.values.iter().any(|listed| listed == value))
+            })
+        })
+        .map(|set| {
+            format!(
+                "{}: the set is open, but no y_ case gives the member a value it does not list",
+                set.member
+            )
+        })
+        .collect()
+}
+
+/// One member the spec text makes optional, as `cases/optional-members.toml` lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct OptionalMember {
+    /// The member, in the notation of the catalog's value sets (`plan.entries[].priority`).
+    pub member: String,
+    /// Conditions on the object that lacks the member, when it may lack it only then: a path
+    /// from that object that is present (`capture.role`), or a path, `=` and the string it
+    /// holds (`planType=document`).
+    #[serde(default)]
+    pub when: Vec<String>,
+    /// The spec's words that make the member optional, quoted.
+    pub source: String,
+    /// The `y_` cases whose streams have a record (or part, or entry) without the member.
+    pub cases: Vec<String>,
+}
+
+/// Failure to read `cases/optional-members.toml`.
+#[derive(Debug, thiserror::Error)]
+#[error("failed to parse the list of optional members: {0}")]
+pub struct OptionalMembersError(#[from] toml::de::Error);
+
+/// Parses `cases/optional-members.toml`: `[[optional]]` tables of [`OptionalMember`].
+pub fn parse_optional_members(text: &str) -> Result<Vec<OptionalMember>, OptionalMembersError> {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct List {
+        optional: Vec<OptionalMember>,
+    }
+    Ok(toml::from_str::<List>(text)?.optional)
+}
+
+/// Every member listed as optional has `y_` cases whose streams hold an object of its kind
+/// without it (meeting its `when` conditions), so a validator that wrongly requires the member
+/// rejects a stream it must accept. A listed case that is missing, is not a `y_` case, or
+/// whose streams have no such object is reported, as is an entry without cases or source.
+pub fn optional_members(listed: &[OptionalMember], cases: &[Case]) -> Vec<String> {
+    let mut problems = Vec::new();
+    if listed.is_empty() {
+        problems.push("the list of optional members is empty".to_owned());
+    }
+    let mut seen = BTreeSet::new();
+    for entry in listed {
+        let label = if entry.when.is_empty() {
+            entry.member.clone()
+        } else {
+            format!("{} (when {})", entry.member, entry.when.join(", "))
+        };
+        if !crate::catalog::is_member_path(&entry.member) {
+            problems.push(format!(
+                "{label}: not a member path in the catalog's notation"
+            ));
+            continue;
+        }
+        if !seen.insert((&entry.member, &entry.when)) {
+            problems.push(format!("{label}: listed twice"));
+        }
+        if entry.source.trim().is_empty() {
+            problems.push(format!("{label}: no source quotes the spec"));
+        }
+        if entry.cases.is_empty() {
+            problems.push(format!("{label}: no case is listed"));
+        }
+        for name in &entry.cases {
+            let Some(case) = cases.iter().find(|c| &c.name == name) else {
+                problems.push(format!("{label}: {name} is no case of the corpus"));
+                continue;
+            };
+            if case.verdict() != Some(Verdict::Accept) {
+                problems.push(format!("{label}: {name} is not a y_ case"));
+                continue;
+            }
+            let lacking = stream_records(case).iter().any(|record| {
+                let (holders, member) = crate::catalog::member_holders(&entry.member, record);
+                holders.iter().any(|object| {
+                    !object.contains_key(member)
+                        && entry.when.iter().all(|c| condition_holds(object, c))
+                })
+            });
+            if !lacking {
+                problems.push(format!("{label}: no record of {name} lacks the member"));
+            }
+        }
+    }
+    problems
+}
+
+/// Whether `object` meets a `when` condition of an [`OptionalMember`].
+fn condition_holds(object: &Map<String, Value>, condition: &str) -> bool {
+    let (path, wanted) = match condition.split_once('=') {
+        Some((path, wanted)) => (path, Some(wanted)),
+        None => (condition, None),
+    };
+    let mut steps = path.split('.');
+    let first = steps.next().and_then(|step| object.get(step));
+    let reached = steps.fold(first, |value, step| value.and_then(|v| v.get(step)));
+    match (reached, wanted) {
+        (None, _) => false,
+        (Some(_), None) => true,
+        (Some(value), Some(wanted)) => value.as_str() == Some(wanted),
+    }
+}
+
+/// The JSON objects on the lines of a case's streams; lines that are not are left out.
+fn stream_records(case: &Case) -> Vec<Map<String, Value>> {
+    case.streams
+        .iter()
+        .filter_map(|(_, path)| std::fs::read(path).ok())
+        .flat_map(|bytes| {
+            bytes
+                .split(|b| *b == b'\n')
+                .filter_map(|line| serde_json::from_slice::<Value>(line).ok())
+                .filter_map(|value| match value {
+                    Value::Object(object) => Some(object),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        })
         .collect()
 }
 
@@ -612,7 +799,7 @@ mod tests {
     }
 
     #[test]
-    fn uncovered_clauses_are_those_no_negative_and_no_mutator_breaks() {
+    fn uncovered_clauses_are_those_no_negative_names() {
         let catalog = Catalog::embedded();
         let cases = [
             naming(
@@ -628,8 +815,7 @@ mod tests {
             // A positive case naming a clause breaks nothing.
             naming(case("x/y_a", "c2", &["ASR-231"], true, &[]), &["ASR-231.a"]),
         ];
-        let none = BTreeSet::new();
-        let uncovered = uncovered_clauses(catalog, &cases, &none);
+        let uncovered = uncovered_clauses(catalog, &cases);
         assert!(uncovered.contains(&"ASR-212.a".to_owned()), "{uncovered:?}");
         assert!(
             !uncovered.contains(&"ASR-212.b".to_owned()),
@@ -643,17 +829,238 @@ mod tests {
         let all: usize = catalog.stream_rules().map(|r| r.clauses.len()).sum();
         assert_eq!(uncovered.len(), all - 1);
 
-        let mutated: BTreeSet<String> = ["ASR-212.a".to_owned()].into();
-        let uncovered = uncovered_clauses(catalog, &cases, &mutated);
-        assert!(
-            !uncovered.contains(&"ASR-212.a".to_owned()),
-            "{uncovered:?}"
-        );
-        assert_eq!(uncovered.len(), all - 2);
-
         let named = clause_negatives(&cases);
         assert_eq!(named.len(), 1);
         assert_eq!(named["ASR-212.b"][0].name, "x/n_a");
+    }
+
+    #[test]
+    fn a_clause_only_a_mutator_breaks_is_reported() {
+        let catalog = Catalog::embedded();
+        let mutated = crate::fuzz::mutate::covered_clauses();
+        assert!(mutated.contains("ASR-213.a"), "a mutator breaks ASR-213.a");
+        let problems = clause_coverage(catalog, &[], &[]);
+        assert!(
+            problems.contains(&"ASR-213.a: no negative case names it".to_owned()),
+            "{problems:?}"
+        );
+        let covered = [naming(
+            case(
+                "x/n_link",
+                "c1",
+                &["ASR-213"],
+                false,
+                &[("ASR-213", Severity::Error)],
+            ),
+            &["ASR-213.a"],
+        )];
+        assert!(
+            !clause_coverage(catalog, &covered, &[])
+                .iter()
+                .any(|p| p.starts_with("ASR-213.a:")),
+        );
+    }
+
+    #[test]
+    fn an_exemption_goes_once_its_clause_has_a_case() {
+        let catalog = Catalog::embedded();
+        let exempt = [("ASR-213.a", "waiting"), ("ASR-201.a", "no such clause")];
+        let problems = clause_coverage(catalog, &[], &exempt);
+        assert!(
+            !problems.iter().any(|p| p.starts_with("ASR-213.a")),
+            "{problems:?}"
+        );
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with("ASR-201.a is exempted") && p.contains("no clause")),
+            "{problems:?}"
+        );
+        let covered = [naming(
+            case(
+                "x/n_link",
+                "c1",
+                &["ASR-213"],
+                false,
+                &[("ASR-213", Severity::Error)],
+            ),
+            &["ASR-213.a"],
+        )];
+        let problems = clause_coverage(catalog, &covered, &exempt);
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with("ASR-213.a is exempted")
+                    && p.contains("a negative case names it now")),
+            "{problems:?}"
+        );
+        for (id, _) in CLAUSES_WITHOUT_A_NEGATIVE {
+            assert!(catalog.clause(id).is_some(), "{id}");
+        }
+    }
+
+    /// A case whose one stream, written under `dir`, holds `lines`.
+    fn streamed(dir: &Path, name: &str, valid: bool, lines: &[Value]) -> Case {
+        std::fs::create_dir_all(dir).expect("temp dir");
+        let path = dir.join(format!("{}.jsonl", name.replace('/', "_")));
+        let text: String = lines.iter().map(|line| line.to_string() + "\n").collect();
+        std::fs::write(&path, text).expect("write");
+        let findings: &[(&str, Severity)] = if valid {
+            &[]
+        } else {
+            &[("ASR-201", Severity::Error)]
+        };
+        let mut streamed = case(name, "c1", &["ASR-201"], valid, findings);
+        streamed.streams = vec![(String::new(), path)];
+        streamed
+    }
+
+    fn temp_dir(test: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("asr-ctk-lint-{test}-{}", std::process::id()))
+    }
+
+    #[test]
+    fn an_open_value_set_without_an_unlisted_value_is_reported() {
+        let catalog = Catalog::embedded();
+        let dir = temp_dir("sets");
+        let header = json!({"type": "session", "seq": 0, "id": "h"});
+        let message = |role: &str, status: &str| {
+            json!({"type": "message", "seq": 1, "id": "r1", "messageId": "m1", "role": role,
+                "status": status, "content": []})
+        };
+        let cases = [
+            streamed(
+                &dir,
+                "x/y_vendor_status",
+                true,
+                &[header.clone(), message("user", "cancelled")],
+            ),
+            // An unlisted value in a negative case shows nothing about accepting it.
+            streamed(
+                &dir,
+                "x/n_vendor_role",
+                false,
+                &[header, message("ipython", "complete")],
+            ),
+        ];
+        let problems = open_value_sets(catalog, &cases);
+        std::fs::remove_dir_all(&dir).ok();
+        assert!(
+            problems.iter().any(|p| p.starts_with("message.role:")),
+            "{problems:?}"
+        );
+        assert!(
+            !problems.iter().any(|p| p.starts_with("message.status:")),
+            "{problems:?}"
+        );
+        assert!(
+            !problems.iter().any(|p| p.starts_with("message.audience:")),
+            "a closed set needs no such case: {problems:?}"
+        );
+        let open = catalog.value_sets().iter().filter(|s| s.open).count();
+        assert_eq!(problems.len(), open - 1, "{problems:?}");
+    }
+
+    fn optional(member: &str, when: &[&str], cases: &[&str]) -> OptionalMember {
+        OptionalMember {
+            member: member.into(),
+            when: when.iter().map(|w| (*w).to_owned()).collect(),
+            source: "Field table: optional.".into(),
+            cases: cases.iter().map(|c| (*c).to_owned()).collect(),
+        }
+    }
+
+    #[test]
+    fn an_optional_member_whose_case_has_it_is_reported() {
+        let dir = temp_dir("optional");
+        let header = json!({"type": "session", "seq": 0, "id": "h"});
+        let cases = [
+            streamed(
+                &dir,
+                "x/y_author",
+                true,
+                &[
+                    header.clone(),
+                    json!({"type": "message", "seq": 1, "id": "r1", "messageId": "m1",
+                        "role": "user", "author": "human", "content": [
+                            {"type": "text", "text": "hi", "author": "human"}]}),
+                ],
+            ),
+            streamed(
+                &dir,
+                "x/y_no_role",
+                true,
+                &[
+                    header.clone(),
+                    json!({"type": "message", "seq": 1, "id": "r1", "messageId": "m1",
+                        "capture": {"role": {"state": "absent"}}, "content": [
+                            {"type": "text", "text": "hi"}]}),
+                ],
+            ),
+            streamed(
+                &dir,
+                "x/n_no_role",
+                false,
+                &[
+                    header,
+                    json!({"type": "message", "seq": 1, "id": "r1", "messageId": "m1",
+                        "content": []}),
+                ],
+            ),
+        ];
+        let fine = [
+            optional("message.author", &[], &["x/y_no_role"]),
+            optional("part(text).author", &[], &["x/y_no_role"]),
+            optional("message.role", &["capture.role"], &["x/y_no_role"]),
+            optional(
+                "message.role",
+                &["capture.role.state=absent"],
+                &["x/y_no_role"],
+            ),
+        ];
+        assert_eq!(optional_members(&fine, &cases), Vec::<String>::new());
+        let wrong = [
+            optional("message.author", &[], &["x/y_author"]),
+            optional("part(text).author", &[], &["x/y_author"]),
+            optional("message.role", &["capture.content"], &["x/y_no_role"]),
+            optional("message.role", &[], &["x/n_no_role", "x/y_gone"]),
+            optional("message..role", &[], &["x/y_no_role"]),
+            optional("message.phase", &[], &[]),
+        ];
+        let problems = optional_members(&wrong, &cases);
+        std::fs::remove_dir_all(&dir).ok();
+        assert_eq!(
+            problems,
+            [
+                "message.author: no record of x/y_author lacks the member",
+                "part(text).author: no record of x/y_author lacks the member",
+                "message.role (when capture.content): no record of x/y_no_role lacks the member",
+                "message.role: x/n_no_role is not a y_ case",
+                "message.role: x/y_gone is no case of the corpus",
+                "message..role: not a member path in the catalog's notation",
+                "message.phase: no case is listed",
+            ]
+        );
+        assert_eq!(
+            optional_members(&[], &cases),
+            ["the list of optional members is empty"]
+        );
+    }
+
+    #[test]
+    fn the_list_of_optional_members_parses() {
+        let text = "[[optional]]\nmember = \"plan.entries\"\nwhen = [\"planType=document\"]\nsource = \"s\"\ncases = [\"a/y_b\"]\n";
+        let listed = parse_optional_members(text).expect("parses");
+        assert_eq!(
+            listed,
+            [OptionalMember {
+                member: "plan.entries".into(),
+                when: vec!["planType=document".into()],
+                source: "s".into(),
+                cases: vec!["a/y_b".into()],
+            }]
+        );
+        assert!(parse_optional_members("[[optional]]\nmember = \"x.y\"\nextra = 1\n").is_err());
     }
 
     #[test]

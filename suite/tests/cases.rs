@@ -190,16 +190,28 @@ fn lints(cases: &[Case], root: &Path) -> Vec<Trial> {
     };
     let all = cases.to_vec();
     lint(
-        "every_clause_has_a_negative_case_or_a_mutator",
+        "every_clause_has_a_negative_case",
         Box::new(move || {
-            lint::uncovered_clauses(
-                Catalog::embedded(),
-                &all,
-                &asr_suite::fuzz::mutate::covered_clauses(),
-            )
-            .into_iter()
-            .map(|clause| format!("{clause}: no negative case names it and no mutator breaks it"))
-            .collect()
+            lint::clause_coverage(Catalog::embedded(), &all, lint::CLAUSES_WITHOUT_A_NEGATIVE)
+        }),
+    );
+    let all = cases.to_vec();
+    lint(
+        "every_open_value_set_has_a_positive_with_an_unlisted_value",
+        Box::new(move || lint::open_value_sets(Catalog::embedded(), &all)),
+    );
+    let all = cases.to_vec();
+    let listed = root.join("optional-members.toml");
+    lint(
+        "every_optional_member_has_a_positive_without_it",
+        Box::new(move || {
+            match std::fs::read_to_string(&listed)
+                .map_err(|e| format!("failed to read {}: {e}", listed.display()))
+                .and_then(|text| lint::parse_optional_members(&text).map_err(|e| e.to_string()))
+            {
+                Ok(members) => lint::optional_members(&members, &all),
+                Err(e) => vec![e],
+            }
         }),
     );
     let all = cases.to_vec();
