@@ -335,8 +335,7 @@ static MUTATORS: &[Mutator] = &[
         other.insert("supersedes".into(), first_id.into());
         Ok(append(s, other))
     }),
-    // The kit reports a revision of an older state (a fork of the chain) under ASR-X-014.
-    mutator!("ASR-222.c", "ASR-X-014", |s, _| {
+    mutator!("ASR-222.c", "ASR-222", |s, _| {
         let first = new_plan(s, "plan_chain");
         let first_id = id_of(&first);
         append(s, first);
@@ -669,6 +668,26 @@ static MUTATORS: &[Mutator] = &[
         second.insert("id".into(), format!("m{seq}").into());
         second.insert("status".into(), "completed".into());
         Ok(append(s, second))
+    }),
+    mutator!("ASR-424.c", "ASR-424", |s, _| {
+        let n = s.records.len();
+        let mut first = new_record(s, "subagent");
+        first.insert("childSession".into(), format!("codex:kid-c{n}").into());
+        first.insert("callId".into(), format!("call_c{n}").into());
+        first.insert("status".into(), "running".into());
+        let first_id = id_of(&first);
+        let mut revision = first.clone();
+        append(s, first);
+        revision.insert("supersedes".into(), first_id.into());
+        for status in ["stopped", "failed"] {
+            let mut next = revision.clone();
+            let seq = next_seq(s);
+            next.insert("seq".into(), seq.into());
+            next.insert("id".into(), format!("m{seq}").into());
+            next.insert("status".into(), status.into());
+            append(s, next);
+        }
+        Ok(s.records.len() - 1)
     }),
     mutator!("ASR-424.b", "ASR-424", |s, _| {
         let n = s.records.len();

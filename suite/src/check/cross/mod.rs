@@ -88,13 +88,13 @@ impl State {
         for (slot, session) in record.sessions(is_header) {
             self.name_session(place, session, slot);
         }
-        let group = match record.kind {
+        let revision = match record.kind {
             Some("plan") => self.plan(place, record, out),
             Some("subagent") => self.subagent(place, record, out),
-            _ => None,
+            _ => plans::Revision::default(),
         };
         if let Some(target) = record.supersedes {
-            self.supersedes(place, record.kind, target, out);
+            self.supersedes(place, record.kind, target, revision.judged, out);
         }
         self.copied_from(place, record, out);
         match record.kind {
@@ -102,7 +102,7 @@ impl State {
             Some("delivery") => self.delivery(place, record, out),
             _ => {}
         }
-        self.index(place, record, group, out);
+        self.index(place, record, revision.group, out);
     }
 
     pub(crate) fn finish(&mut self, lines: usize, out: &mut Out) {
