@@ -805,14 +805,17 @@ fn edit_message(
     u: &mut Unstructured<'_>,
     edit: impl FnOnce(&mut Map<String, Value>),
 ) -> Result<usize> {
-    // Not a harness notice: its author and audience are fixed by ASR-205.
+    // Not one that holds a harness notice: its author and audience are fixed by ASR-205.
+    let notice = |v: &Value| v.get("origin").and_then(Value::as_str) == Some("notice");
     let messages: Vec<usize> = s
         .records
         .iter()
         .enumerate()
         .filter(|(_, r)| {
+            let parts = r.get("content").and_then(Value::as_array);
             r.get("type").and_then(Value::as_str) == Some("message")
                 && r.get("origin").and_then(Value::as_str) != Some("notice")
+                && !parts.is_some_and(|p| p.iter().any(notice))
         })
         .map(|(n, _)| n)
         .collect();
