@@ -34,6 +34,42 @@ pub fn parse_ref(text: &str) -> Option<Ref<'_>> {
     Some(Ref::Id(text))
 }
 
+/// What an element of a message's `derivedFrom` is (ASR-228: "each element of derivedFrom
+/// MUST be a ref (ASR-062) or a session reference with a # part").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DerivedEntry<'a> {
+    /// A ref to a record of this stream.
+    Ref(Ref<'a>),
+    /// A session reference with a `#` part: a record of another session.
+    Session(SessionRef<'a>),
+    /// A text with a `#` that is neither a ref nor a session reference.
+    NotSessionRef(SessionRefError),
+}
+
+/// Reads an element of `derivedFrom`, by the grammar of refs and session references, never
+/// by the characters a native id holds: a ref in `key=value` form (a member name, `=`, a
+/// native id) is a ref whatever its id holds, `:` and `#` included (the spec's own message
+/// ids have colons: `messageId=message:handoff:7c2e`); any other text with a `#` is a session
+/// reference with a record part; the rest is a record id. `None` for an empty string.
+///
+/// ```
+/// use asr_suite::refs::{DerivedEntry, Ref, derived_entry};
+///
+/// assert!(matches!(derived_entry("messageId=message:handoff:7c2e"), Some(DerivedEntry::Ref(Ref::Native { .. }))));
+/// assert!(matches!(derived_entry("codex:019a#r4"), Some(DerivedEntry::Session(_))));
+/// assert!(matches!(derived_entry("r40"), Some(DerivedEntry::Ref(Ref::Id("r40")))));
+/// ```
+pub fn derived_entry(text: &str) -> Option<DerivedEntry<'_>> {
+    let reference = parse_ref(text)?;
+    if matches!(reference, Ref::Native { .. }) || !text.contains('#') {
+        return Some(DerivedEntry::Ref(reference));
+    }
+    Some(match parse_session_ref(text) {
+        Ok(session) => DerivedEntry::Session(session),
+        Err(e) => DerivedEntry::NotSessionRef(e),
+    })
+}
+
 /// A session reference, split into its parts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SessionRef<'a> {

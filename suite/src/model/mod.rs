@@ -33,7 +33,7 @@ pub use index::{Added, RecordIndex};
 pub use layout::{Layout, Standing};
 pub use outline::Outline;
 
-use crate::refs::{own_session_ref, parse_session_ref};
+use crate::refs::{DerivedEntry, derived_entry, own_session_ref, parse_session_ref};
 use serde_json::{Map, Value};
 
 /// The members that hold native ids, which `key=value` references resolve through.
@@ -260,7 +260,7 @@ impl<'a> Record<'a> {
             .enumerate()
             .filter_map(|(n, entry)| {
                 let entry = entry.as_str()?;
-                (entry.contains('#') && parse_session_ref(entry).is_ok())
+                matches!(derived_entry(entry), Some(DerivedEntry::Session(_)))
                     .then_some((Slot::DerivedFrom(n), entry))
             });
         lineage

@@ -229,6 +229,19 @@ mod deliveries {
         assert_eq!(found(&[H, &bad], &["ASR-228"]), [at("ASR-228", 2)]);
         let good = msg(2, "r2", r#","derivedFrom":["r1","codex:other#r4"]"#);
         assert!(found(&[H, &msg(1, "r1", ""), &good], &["ASR-228", "ASR-X-015"]).is_empty());
+        // A native id with colons or a # is still a ref: unresolved, a warning; resolved, fine.
+        let native = msg(
+            2,
+            "r2",
+            r#","derivedFrom":["messageId=message:handoff:7c2e"]"#,
+        );
+        assert_eq!(
+            found(&[H, &native], &["ASR-228", "ASR-X-015"]),
+            [at("ASR-X-015", 2)]
+        );
+        let hashed = msg(1, "r1", "").replace(r#""messageId":"m1""#, r#""messageId":"c:1#2""#);
+        let named = msg(2, "r2", r#","derivedFrom":["messageId=c:1#2"]"#);
+        assert!(found(&[H, &hashed, &named], &["ASR-228", "ASR-X-015", "ASR-406"]).is_empty());
     }
 }
 
