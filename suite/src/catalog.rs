@@ -195,6 +195,9 @@ pub struct Inferred {
     pub summary: String,
     /// What in the spec text implies it.
     pub basis: String,
+    /// The kit's decisions about how it is reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
 }
 
 /// A requirement keyword.
