@@ -6,6 +6,8 @@
 //! line longer than [`CheckOptions::max_line_bytes`] is read through without being kept.
 
 mod cross;
+#[cfg(test)]
+mod member_types;
 mod pipeline;
 mod record;
 mod related;

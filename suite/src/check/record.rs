@@ -11,10 +11,7 @@ use std::collections::HashMap;
 pub(crate) fn check(record: &Map<String, Value>) -> Vec<Finding> {
     let mut findings = Vec::new();
     let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
-    let content_explained = record
-        .get("capture")
-        .and_then(|c| c.get("content"))
-        .is_some();
+    let content_explained = content_state(record);
     for member in ["content", "displayContent"] {
         if let Some(Value::Array(parts)) = record.get(member) {
             derivations(parts, &format!("/{member}"), &mut findings);
@@ -213,14 +210,19 @@ fn harness_notices(record: &Map<String, Value>, findings: &mut Vec<Finding>) {
     }
 }
 
+/// The record has a capture state for its content: `capture.content` is an object (one of
+/// another JSON type is no capture state, and explains nothing; ASR-X-013 reports it).
+fn content_state(record: &Map<String, Value>) -> bool {
+    record
+        .get("capture")
+        .and_then(|c| c.get("content"))
+        .is_some_and(Value::is_object)
+}
+
 /// ASR-X-017: an empty content array says why through `capture.content`.
 fn empty_content(record: &Map<String, Value>, findings: &mut Vec<Finding>) {
     let empty = matches!(record.get("content"), Some(Value::Array(parts)) if parts.is_empty());
-    let explained = record
-        .get("capture")
-        .and_then(|c| c.get("content"))
-        .is_some();
-    if empty && !explained {
+    if empty && !content_state(record) {
         findings.push(Finding::warning(
             rule::ASR_X_017,
             "/content",

@@ -114,6 +114,9 @@ pub struct CopiedFrom<'a> {
     pub object: bool,
     /// `session`, when it is a string.
     pub session: Option<&'a str>,
+    /// `session` is there, whatever its JSON type: the original is then in that session, not
+    /// in this stream, even when the reference is malformed.
+    pub names_session: bool,
     /// `record`, when it is a non-empty string.
     pub record: Option<&'a str>,
 }
@@ -149,6 +152,7 @@ impl<'a> Record<'a> {
                     record.copied_from = Some(CopiedFrom {
                         object: value.is_object(),
                         session: value.get("session").and_then(Value::as_str),
+                        names_session: value.get("session").is_some(),
                         record: value.get("record").and_then(reference),
                     });
                 }

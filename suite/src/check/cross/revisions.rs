@@ -74,7 +74,7 @@ impl State {
             return;
         };
         let local = match copied.session {
-            None => true,
+            None => !copied.names_session,
             Some(session) => canonical_session(session)
                 .is_some_and(|s| self.own_session.as_deref() == Some(s.as_str())),
         };
