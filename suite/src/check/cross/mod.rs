@@ -69,8 +69,18 @@ impl State {
         }
     }
 
-    pub(crate) fn record(&mut self, place: &Place, record: &Record<'_>, out: &mut Out) {
-        let standing = self.layout.stand(place.line, record.kind);
+    /// Where the next record stands: the header, or a record (a later `session` line is one).
+    pub(crate) fn stand(&mut self, line: usize, kind: Option<&str>) -> Standing {
+        self.layout.stand(line, kind)
+    }
+
+    pub(crate) fn record(
+        &mut self,
+        place: &Place,
+        standing: Standing,
+        record: &Record<'_>,
+        out: &mut Out,
+    ) {
         self.header_order(standing, record.kind, out);
         self.seq_order(place, record, out);
         let is_header = standing == Standing::Header;
