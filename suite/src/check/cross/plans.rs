@@ -24,23 +24,16 @@ struct Delegation {
 }
 
 impl Delegations {
-    /// The delegation a subagent record continues: the latest one of the same child whose
-    /// callId does not differ, else the latest of the same callId that names no other child.
+    /// The delegation a subagent record continues. A delegation is its child session: "A
+    /// parent stream announces a child session with a subagent record", and every change the
+    /// source records of that child, a resumption included (by another call or none), "is a
+    /// revision of the subagent record". So the latest delegation of the same child (session
+    /// references compared canonically), whatever its callId; for a record that names no
+    /// child, the latest of the same callId that names no other child.
     fn find(&self, child: Option<&str>, call: Option<&str>) -> Option<usize> {
-        let compatible = |d: &Delegation| match (d.call.as_deref(), call) {
-            (Some(a), Some(b)) => a == b,
-            _ => true,
-        };
         if let Some(child) = child {
-            if let Some(found) = self
-                .by_child
-                .get(child)
-                .into_iter()
-                .flatten()
-                .rev()
-                .find(|&&i| compatible(&self.list[i]))
-            {
-                return Some(*found);
+            if let Some(&found) = self.by_child.get(child).and_then(|list| list.last()) {
+                return Some(found);
             }
         }
         let call = call?;
