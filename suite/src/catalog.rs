@@ -64,8 +64,9 @@ pub struct Decision {
 pub enum Equivalence {
     /// Arrays with the same elements in another order.
     Unordered,
-    /// Strings equal but for the case of the hex digits of percent-escapes.
-    EscapeCase,
+    /// Session references spelled otherwise that name the same session (the case of the hex
+    /// digits of an escape, an escaped character that needs none): compared in canonical form.
+    SessionSpelling,
 }
 
 impl Equivalence {
@@ -77,31 +78,15 @@ impl Equivalence {
                 items.sort_by_cached_key(Value::to_string);
                 Value::Array(items)
             }
-            (Equivalence::EscapeCase, Value::String(text)) => Value::String(upper_escapes(text)),
-            (Equivalence::EscapeCase, Value::Array(items)) => {
+            (Equivalence::SessionSpelling, Value::String(text)) => {
+                Value::String(crate::model::canonical_session(text).unwrap_or_else(|| text.clone()))
+            }
+            (Equivalence::SessionSpelling, Value::Array(items)) => {
                 Value::Array(items.iter().map(|v| self.normal(v)).collect())
             }
             _ => value.clone(),
         }
     }
-}
-
-/// `text` with the two hex digits after every `%` in upper case.
-fn upper_escapes(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut upper = 0;
-    for c in text.chars() {
-        if upper > 0 {
-            out.push(c.to_ascii_uppercase());
-            upper -= 1;
-        } else {
-            out.push(c);
-            if c == '%' {
-                upper = 2;
-            }
-        }
-    }
-    out
 }
 
 impl Decision {
@@ -343,6 +328,9 @@ pub struct Inferred {
     pub summary: String,
     /// What in the spec text implies it.
     pub basis: String,
+    /// The kit's decisions about how it is reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
 }
 
 /// A requirement keyword.

@@ -227,17 +227,10 @@ pub fn uncovered_clauses(catalog: &Catalog, cases: &[Case]) -> Vec<String> {
         .collect()
 }
 
-/// The clauses exempted from having a negative case, each with the reason.
-///
-/// A negative case for ASR-222.c is written, but the reference validator reports a later plan
-/// state that supersedes an already superseded one under ASR-X-014 (a forked revision chain),
-/// not under ASR-222: its sidecar would have to bless the wrong rule, so it waits for the
-/// report to name ASR-222. An exempted clause that a negative case names is reported by
+/// The clauses of rules checked in streams that wait for a negative case, each with the
+/// reason: none today. An exempted clause that a negative case names is reported by
 /// [`clause_coverage`], so an entry goes as soon as its case comes.
-pub const CLAUSES_WITHOUT_A_NEGATIVE: &[(&str, &str)] = &[(
-    "ASR-222.c",
-    "the reference validator reports its violation under ASR-X-014, not ASR-222",
-)];
+pub const CLAUSES_WITHOUT_A_NEGATIVE: &[(&str, &str)] = &[];
 
 /// Every clause of a rule checked in streams is named by a negative case, but those `exempt`
 /// lists (clause id, reason); an exempted clause that a negative case names, or that is no

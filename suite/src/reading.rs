@@ -699,13 +699,14 @@ impl State {
     fn originality(&self) -> Vec<Originality> {
         let inherits = &self.inherits;
         let copied_mode = inherits.mode.as_deref() == Some("copied");
-        // The seq of the last record of the declared prefix (`None` inside: it has none).
+        // The seq of the last record of the declared prefix (`None` inside: it has none). A
+        // seq is compared as the number it is, even out of the range a seq may have.
         let prefix_end = inherits
             .local_through
             .as_deref()
             .filter(|_| copied_mode)
             .and_then(|id| self.index.find(id))
-            .map(|n| self.index.seq(n));
+            .map(|n| self.index.seq_number(n));
         let default = match (inherits.mode.as_deref(), prefix_end) {
             (Some("none" | "referenced" | "rendered"), _) | (Some("copied"), Some(_)) => {
                 Originality::Original
@@ -721,8 +722,8 @@ impl State {
                     Originality::Unknown
                 } else if !record.declaration
                     && Some(n) != self.header
-                    && prefix_end.is_some_and(|end| match (self.index.seq(n), end) {
-                        (Some(seq), Some(end)) => seq <= end,
+                    && prefix_end.is_some_and(|end| match (self.index.seq_number(n), end) {
+                        (Some(seq), Some(end)) => seq.at_or_below(end),
                         _ => false,
                     })
                 {

@@ -34,6 +34,42 @@ pub fn parse_ref(text: &str) -> Option<Ref<'_>> {
     Some(Ref::Id(text))
 }
 
+/// What an element of a message's `derivedFrom` is (ASR-228: "each element of derivedFrom
+/// MUST be a ref (ASR-062) or a session reference with a # part").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DerivedEntry<'a> {
+    /// A ref to a record of this stream.
+    Ref(Ref<'a>),
+    /// A session reference with a `#` part: a record of another session.
+    Session(SessionRef<'a>),
+    /// A text with a `#` that is neither a ref nor a session reference.
+    NotSessionRef(SessionRefError),
+}
+
+/// Reads an element of `derivedFrom`, by the grammar of refs and session references, never
+/// by the characters a native id holds: a ref in `key=value` form (a member name, `=`, a
+/// native id) is a ref whatever its id holds, `:` and `#` included (the spec's own message
+/// ids have colons: `messageId=message:handoff:7c2e`); any other text with a `#` is a session
+/// reference with a record part; the rest is a record id. `None` for an empty string.
+///
+/// ```
+/// use asr_suite::refs::{DerivedEntry, Ref, derived_entry};
+///
+/// assert!(matches!(derived_entry("messageId=message:handoff:7c2e"), Some(DerivedEntry::Ref(Ref::Native { .. }))));
+/// assert!(matches!(derived_entry("codex:019a#r4"), Some(DerivedEntry::Session(_))));
+/// assert!(matches!(derived_entry("r40"), Some(DerivedEntry::Ref(Ref::Id("r40")))));
+/// ```
+pub fn derived_entry(text: &str) -> Option<DerivedEntry<'_>> {
+    let reference = parse_ref(text)?;
+    if matches!(reference, Ref::Native { .. }) || !text.contains('#') {
+        return Some(DerivedEntry::Ref(reference));
+    }
+    Some(match parse_session_ref(text) {
+        Ok(session) => DerivedEntry::Session(session),
+        Err(e) => DerivedEntry::NotSessionRef(e),
+    })
+}
+
 /// A session reference, split into its parts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SessionRef<'a> {
@@ -46,20 +82,80 @@ pub struct SessionRef<'a> {
 }
 
 impl SessionRef<'_> {
-    /// The session named, without the `#` part and with percent-escapes in upper case, so
-    /// that two spellings of one session compare equal.
+    /// The session named, without the `#` part, in the one spelling every spelling of it
+    /// has: the one place where the kit decides when two session references are the same.
+    ///
+    /// A session reference encodes its ids ("The child's T3 thread ID contains : and %, which
+    /// its session reference encodes"): a percent-escape stands for its octet, so two
+    /// references name the same session when their agent names are equal and their parts
+    /// between raw `:` (namespace, session id) decode to the same octets. That is RFC 3986's
+    /// normalization (6.2.2.1 case, 6.2.2.2 percent-encoding) with this grammar's delimiters:
+    /// `%3a` is `%3A`, and `%63` is `c`, but `%3A` is not a raw `:` (which ends a part), nor
+    /// `%23` a raw `#` (which starts the record part). The spelling: each part decoded and
+    /// encoded again, escaping only `%`, `:`, `#` and control characters, in upper case.
+    ///
+    /// ```
+    /// use asr_suite::refs::parse_session_ref;
+    ///
+    /// let canonical = |text| parse_session_ref(text).expect("valid").canonical();
+    /// assert_eq!(canonical("codex:%63hild%3a1"), "codex:child%3A1");
+    /// assert_ne!(canonical("t3-code:ns:a"), canonical("t3-code:ns%3Aa"));
+    /// ```
     pub fn canonical(&self) -> String {
         let mut out = String::with_capacity(self.agent.len() + 1 + self.path.len());
         out.push_str(self.agent);
         out.push(':');
-        let mut chars = self.path.chars();
-        while let Some(c) = chars.next() {
-            out.push(c);
-            if c == '%' {
-                out.extend(chars.by_ref().take(2).map(|h| h.to_ascii_uppercase()));
+        for (n, part) in self.path.split(':').enumerate() {
+            if n > 0 {
+                out.push(':');
+            }
+            let octets = percent_decode(part);
+            for chunk in octets.utf8_chunks() {
+                for c in chunk.valid().chars() {
+                    push_escaped(&mut out, c, true);
+                }
+                for octet in chunk.invalid() {
+                    let _ = write!(out, "%{octet:02X}");
+                }
             }
         }
         out
+    }
+}
+
+/// The octets a part of a session reference spells: each `%` and two hex digits (as
+/// [`parse_session_ref`] ensures) is its octet, every other character its UTF-8.
+fn percent_decode(part: &str) -> Vec<u8> {
+    let bytes = part.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let hex = (bytes[at] == b'%')
+            .then(|| bytes.get(at + 1..at + 3))
+            .flatten()
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        if let Some(octet) = hex {
+            out.push(octet);
+            at += 3;
+        } else {
+            out.push(bytes[at]);
+            at += 1;
+        }
+    }
+    out
+}
+
+/// Writes `c` into a session reference: percent-encoded in upper case when a reference cannot
+/// hold it raw (`%`, `#`, a control character, and `:` when `colon`), else as it is.
+fn push_escaped(out: &mut String, c: char, colon: bool) {
+    if c == '%' || c == '#' || c.is_control() || (colon && c == ':') {
+        let mut buf = [0u8; 4];
+        for byte in c.encode_utf8(&mut buf).bytes() {
+            let _ = write!(out, "%{byte:02X}");
+        }
+    } else {
+        out.push(c);
     }
 }
 
@@ -159,14 +255,7 @@ pub fn own_session_ref(agent: &str, namespace: Option<&str>, session_id: &str) -
 
 fn escape_into(out: &mut String, text: &str, colon: bool) {
     for c in text.chars() {
-        if c == '%' || c == '#' || c.is_control() || (colon && c == ':') {
-            let mut buf = [0u8; 4];
-            for byte in c.encode_utf8(&mut buf).bytes() {
-                let _ = write!(out, "%{byte:02X}");
-            }
-        } else {
-            out.push(c);
-        }
+        push_escaped(out, c, colon);
     }
 }
 
@@ -267,5 +356,24 @@ mod tests {
         let a = parse_session_ref("x:a%3ab").expect("valid").canonical();
         let b = parse_session_ref("x:a%3Ab#r1").expect("valid").canonical();
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn an_escape_is_its_octet_but_never_a_delimiter() {
+        let canonical = |text: &str| parse_session_ref(text).expect("valid").canonical();
+        // What needs no escape is the same escaped or not, in any case of hex.
+        assert_eq!(canonical("codex:%63hild"), "codex:child");
+        assert_eq!(canonical("codex:%C3%a9t%C3%A9"), "codex:été");
+        assert_eq!(canonical("t3-code:ns:thread%2Dx"), "t3-code:ns:thread-x");
+        // A raw `:` ends a part; an escaped one is in it. `%23` is no record part.
+        assert_ne!(canonical("t3-code:ns:a"), canonical("t3-code:ns%3Aa"));
+        assert_eq!(canonical("codex:a%23b"), "codex:a%23b");
+        assert_eq!(canonical("codex:a%25%3A%7f"), "codex:a%25%3A%7F");
+        // Octets that are no UTF-8 stay escaped.
+        assert_eq!(canonical("codex:%ff%41"), "codex:%FFA");
+        for text in ["codex:%63hild", "t3-code:ns:a b", "codex:%ff", "codex::x"] {
+            let once = canonical(text);
+            assert_eq!(canonical(&once), once, "{text}");
+        }
     }
 }

@@ -114,6 +114,9 @@ pub struct Schemas {
     /// type meets: the record schema's own constraints and that type's schema, with no
     /// dispatch to evaluate. It decides validity; the record schema words the failures.
     by_type: HashMap<String, Validator>,
+    /// The record schema without its dispatch by type: what every record meets, whatever its
+    /// type. Its failures have the record schema's evaluation paths.
+    untyped: Validator,
     documents: HashMap<String, Value>,
 }
 
@@ -178,11 +181,29 @@ impl Schemas {
         for (kind, schema) in per_type(root, &root_uri) {
             by_type.insert(kind, build(&schema)?);
         }
+        let untyped = build(&untyped(root))?;
         Ok(Schemas {
             validator,
             by_type,
+            untyped,
             documents,
         })
+    }
+
+    /// Checks one record as a record of a type the schemas do not know: the members every
+    /// record has, and nothing its type would ask (a `session` line that is not the header).
+    pub fn check_untyped(&self, record: &Value) -> Vec<SchemaFinding> {
+        if self.untyped.is_valid(record) {
+            return Vec::new();
+        }
+        let mut findings: Vec<SchemaFinding> = self
+            .untyped
+            .iter_errors(record)
+            .take(crate::diagnostic::MAX_PER_LINE + 1)
+            .map(|e| self.map(&e))
+            .collect();
+        findings.dedup();
+        findings
     }
 
     /// Checks one record; no findings when it conforms.
@@ -322,6 +343,22 @@ fn per_type(root: &Value, root_uri: &str) -> Vec<(String, Value)> {
         out.push((kind.to_owned(), Value::Object(schema)));
     }
     out
+}
+
+/// The record schema without its dispatch by type: its own keywords and the `allOf` entries
+/// before the first `if`, at the same indices, so that failures map as the record schema's.
+fn untyped(root: &Value) -> Value {
+    let mut schema = root.as_object().cloned().unwrap_or_default();
+    let base: Vec<Value> = root
+        .get("allOf")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .take_while(|e| e.get("if").is_none())
+        .cloned()
+        .collect();
+    schema.insert("allOf".into(), Value::Array(base));
+    Value::Object(schema)
 }
 
 /// The first `x-asr-rule` in a schema document that is no rule of the catalog.

@@ -6,6 +6,8 @@
 //! line longer than [`CheckOptions::max_line_bytes`] is read through without being kept.
 
 mod cross;
+#[cfg(test)]
+mod member_types;
 mod pipeline;
 mod record;
 mod related;
@@ -14,7 +16,7 @@ mod sink;
 use crate::diagnostic::{Diagnostic, Severity, is_inferred_rule};
 use crate::json::{self, Failure};
 use crate::lines::{Line, LineReader};
-use crate::model::{Outline, Record};
+use crate::model::{Outline, Record, Standing};
 use crate::rule::{self, RuleId};
 use crate::schema::Schemas;
 use serde_json::{Map, Value};
@@ -304,11 +306,18 @@ impl Checker {
                 seq: record.seq,
                 id: record.id.map(str::to_owned),
             };
+            let standing = self.state.stand(place.line, record.kind);
+            // A `session` line other than the header is a record: what only the header must
+            // be is not asked of it.
+            let findings = match (standing, prepared.as_record) {
+                (Standing::SecondHeader { .. }, Some(as_record)) => as_record,
+                _ => findings,
+            };
             for finding in findings {
                 self.emit(&place, finding);
             }
             let mut findings = Vec::new();
-            self.state.record(&place, &record, &mut findings);
+            self.state.record(&place, standing, &record, &mut findings);
             for (finding, at) in findings {
                 let place = at.unwrap_or_else(|| place.clone());
                 self.emit(&place, finding);
@@ -390,6 +399,9 @@ pub(crate) struct Prepared {
     early: Vec<Finding>,
     /// The parsed object, and the findings of the schemas and of the checks within it.
     record: Option<(Map<String, Value>, Vec<Finding>)>,
+    /// For a `session` line, its findings should it not be the header: those of a record of
+    /// a type the kit does not check (which line is the header is known only in order).
+    as_record: Option<Vec<Finding>>,
 }
 
 impl Prepared {
@@ -412,6 +424,7 @@ impl Prepared {
             crlf: false,
             early: vec![Finding::error(rule::ASR_X_006, "", message)],
             record: None,
+            as_record: None,
         }
     }
 
@@ -422,6 +435,7 @@ impl Prepared {
             crlf: false,
             early: Vec::new(),
             record: None,
+            as_record: None,
         };
         if let Some(rest) = crate::lines::without_bom(number, bytes) {
             bytes = rest;
@@ -462,17 +476,28 @@ impl Prepared {
             early.push(Finding::error(rule::ASR_X_003, "", message));
             return prepared;
         };
+        let finding = |finding: crate::schema::SchemaFinding| Finding {
+            rule: finding.rule,
+            severity: finding.severity,
+            pointer: finding.pointer,
+            message: finding.message,
+        };
         let mut findings: Vec<Finding> = schemas
             .check(&parsed.value)
             .into_iter()
-            .map(|finding| Finding {
-                rule: finding.rule,
-                severity: finding.severity,
-                pointer: finding.pointer,
-                message: finding.message,
-            })
+            .map(finding)
             .collect();
-        findings.extend(record::check(object));
+        let own = record::check(object);
+        if object.get("type").and_then(Value::as_str) == Some("session") {
+            let mut as_record: Vec<Finding> = schemas
+                .check_untyped(&parsed.value)
+                .into_iter()
+                .map(finding)
+                .collect();
+            as_record.extend(own.iter().filter(|f| f.rule != rule::ASR_X_020).cloned());
+            prepared.as_record = Some(as_record);
+        }
+        findings.extend(own);
         if let Value::Object(object) = parsed.value {
             prepared.record = Some((object, findings));
         }

@@ -11,10 +11,7 @@ use std::collections::HashMap;
 pub(crate) fn check(record: &Map<String, Value>) -> Vec<Finding> {
     let mut findings = Vec::new();
     let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
-    let content_explained = record
-        .get("capture")
-        .and_then(|c| c.get("content"))
-        .is_some();
+    let content_explained = content_state(record);
     for member in ["content", "displayContent"] {
         if let Some(Value::Array(parts)) = record.get(member) {
             derivations(parts, &format!("/{member}"), &mut findings);
@@ -25,7 +22,10 @@ pub(crate) fn check(record: &Map<String, Value>) -> Vec<Finding> {
     }
     match kind {
         "session" => format_version(record, &mut findings),
-        "message" => empty_content(record, &mut findings),
+        "message" => {
+            empty_content(record, &mut findings);
+            harness_notices(record, &mut findings);
+        }
         "plan" => {
             if matches!(
                 record.get("planType").and_then(Value::as_str),
@@ -139,14 +139,90 @@ fn plan_entries(entries: &[Value], findings: &mut Vec<Finding>) {
     }
 }
 
+/// ASR-205, with the part-level values of ASR-224: content whose effective origin is
+/// `notice` is a stored harness notice, so its effective author is `harness` and the
+/// message's audience (a member only messages have) is `user`. A part's own author or origin
+/// applies to it whatever its JSON type, so a malformed one is reported once, for its type,
+/// and never stands in for a notice or for harness. Without parts, the message's own values.
+fn harness_notices(record: &Map<String, Value>, findings: &mut Vec<Finding>) {
+    let parts: Vec<(usize, &Map<String, Value>)> = match record.get("content") {
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .enumerate()
+            .filter_map(|(n, part)| Some((n, part.as_object()?)))
+            .collect(),
+        _ => Vec::new(),
+    };
+    // Each notice's author: the value and where it is written (the message's, when the part
+    // carries none).
+    let mut authors: Vec<(Option<&Value>, String)> = Vec::new();
+    let units: Vec<Option<(usize, &Map<String, Value>)>> = if parts.is_empty() {
+        vec![None]
+    } else {
+        parts.iter().copied().map(Some).collect()
+    };
+    for unit in units {
+        let own =
+            |key: &str| unit.and_then(|(n, p)| Some((p.get(key)?, format!("/content/{n}/{key}"))));
+        let origin = own("origin").map_or_else(|| record.get("origin"), |(v, _)| Some(v));
+        if origin.and_then(Value::as_str) != Some("notice") {
+            continue;
+        }
+        let author = own("author").map_or_else(
+            || (record.get("author"), "/author".to_owned()),
+            |(v, at)| (Some(v), at),
+        );
+        if !authors.iter().any(|(_, at)| *at == author.1) {
+            authors.push(author);
+        }
+    }
+    if authors.is_empty() {
+        return;
+    }
+    for (author, pointer) in authors {
+        match author {
+            None => findings.push(Finding::error(
+                rule::ASR_205,
+                pointer,
+                "a stored harness notice (origin notice) has no author; its author is harness",
+            )),
+            Some(Value::String(author)) if author != "harness" => findings.push(Finding::error(
+                rule::ASR_205,
+                pointer,
+                format!("a stored harness notice (origin notice) has author {author:?}; its author is harness"),
+            )),
+            // harness, or a value of another type: reported once, for its type.
+            Some(_) => {}
+        }
+    }
+    match record.get("audience") {
+        None => findings.push(Finding::error(
+            rule::ASR_205,
+            "/audience",
+            "the message holds a stored harness notice (origin notice) but has no audience; a notice's audience is user",
+        )),
+        Some(Value::String(audience)) if audience != "user" => findings.push(Finding::error(
+            rule::ASR_205,
+            "/audience",
+            format!("the message holds a stored harness notice (origin notice) for audience {audience:?}; a notice's audience is user"),
+        )),
+        Some(_) => {}
+    }
+}
+
+/// The record has a capture state for its content: `capture.content` is an object (one of
+/// another JSON type is no capture state, and explains nothing; ASR-X-013 reports it).
+fn content_state(record: &Map<String, Value>) -> bool {
+    record
+        .get("capture")
+        .and_then(|c| c.get("content"))
+        .is_some_and(Value::is_object)
+}
+
 /// ASR-X-017: an empty content array says why through `capture.content`.
 fn empty_content(record: &Map<String, Value>, findings: &mut Vec<Finding>) {
     let empty = matches!(record.get("content"), Some(Value::Array(parts)) if parts.is_empty());
-    let explained = record
-        .get("capture")
-        .and_then(|c| c.get("content"))
-        .is_some();
-    if empty && !explained {
+    if empty && !content_state(record) {
         findings.push(Finding::warning(
             rule::ASR_X_017,
             "/content",
@@ -165,5 +241,48 @@ fn format_version(record: &Map<String, Value>, findings: &mut Vec<Finding>) {
                 format!("formatVersion is {version:?}; the kit knows {FORMAT_VERSION:?} and checked the stream against it"),
             ));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn notice_findings(message: &Value) -> Vec<String> {
+        let mut findings = Vec::new();
+        harness_notices(message.as_object().expect("an object"), &mut findings);
+        findings.into_iter().map(|f| f.pointer).collect()
+    }
+
+    #[test]
+    fn notices_are_judged_by_each_parts_effective_values() {
+        let part = |extra: Value| {
+            let mut part = json!({"type": "text", "text": "x"});
+            for (k, v) in extra.as_object().expect("an object") {
+                part[k] = v.clone();
+            }
+            part
+        };
+        let harness = part(json!({"author": "harness"}));
+        let every_part =
+            json!({"origin": "notice", "audience": "user", "content": [harness, harness]});
+        assert!(notice_findings(&every_part).is_empty());
+        // Parts that fall back on a missing message author are one finding, at the message.
+        let bare = json!({"origin": "notice", "audience": "user", "content": [part(json!({})), part(json!({}))]});
+        assert_eq!(notice_findings(&bare), ["/author"]);
+        // A part that is no notice asks nothing; one that is, asks for audience user.
+        let overridden = json!({"origin": "notice", "author": "hook", "audience": "both",
+            "content": [part(json!({"origin": "injected"}))]});
+        assert!(notice_findings(&overridden).is_empty());
+        let one_part = json!({"audience": "both", "author": "harness", "content": [part(json!({"origin": "notice"}))]});
+        assert_eq!(notice_findings(&one_part), ["/audience"]);
+        // A malformed author or audience is reported once, for its type, not again here.
+        let malformed =
+            json!({"origin": "notice", "audience": 5, "content": [part(json!({"author": 5}))]});
+        assert!(notice_findings(&malformed).is_empty());
+        // Without parts, the message's own values.
+        let empty = json!({"origin": "notice", "author": "model", "content": []});
+        assert_eq!(notice_findings(&empty), ["/author", "/audience"]);
     }
 }

@@ -714,7 +714,8 @@ impl<'u, 'a> Builder<'u, 'a> {
                 m.insert("derivedFrom".into(), entries.into());
             }
         }
-        let content = self.parts()?;
+        let mut content = self.parts()?;
+        harness_notice_parts(&mut m, &mut content);
         if content.is_empty() {
             self.capture(&mut m, "content")?;
         }
@@ -1113,6 +1114,27 @@ impl<'u, 'a> Builder<'u, 'a> {
         Ok(Stream {
             records: self.records,
         })
+    }
+}
+
+/// Content whose effective origin (the part's own, else the message's: ASR-224) is notice
+/// is a stored harness notice: its author is made harness, and the message's audience user
+/// (ASR-205).
+fn harness_notice_parts(m: &mut Map<String, Value>, content: &mut [Value]) {
+    let message_origin = m.get("origin").and_then(Value::as_str) == Some("notice");
+    let mut notice = false;
+    for part in content.iter_mut().filter_map(Value::as_object_mut) {
+        let origin = match part.get("origin") {
+            Some(origin) => origin.as_str() == Some("notice"),
+            None => message_origin,
+        };
+        if origin {
+            part.insert("author".into(), "harness".into());
+            notice = true;
+        }
+    }
+    if notice {
+        m.insert("audience".into(), "user".into());
     }
 }
 

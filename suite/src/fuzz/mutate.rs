@@ -335,8 +335,7 @@ static MUTATORS: &[Mutator] = &[
         other.insert("supersedes".into(), first_id.into());
         Ok(append(s, other))
     }),
-    // The kit reports a revision of an older state (a fork of the chain) under ASR-X-014.
-    mutator!("ASR-222.c", "ASR-X-014", |s, _| {
+    mutator!("ASR-222.c", "ASR-222", |s, _| {
         let first = new_plan(s, "plan_chain");
         let first_id = id_of(&first);
         append(s, first);
@@ -670,6 +669,26 @@ static MUTATORS: &[Mutator] = &[
         second.insert("status".into(), "completed".into());
         Ok(append(s, second))
     }),
+    mutator!("ASR-424.c", "ASR-424", |s, _| {
+        let n = s.records.len();
+        let mut first = new_record(s, "subagent");
+        first.insert("childSession".into(), format!("codex:kid-c{n}").into());
+        first.insert("callId".into(), format!("call_c{n}").into());
+        first.insert("status".into(), "running".into());
+        let first_id = id_of(&first);
+        let mut revision = first.clone();
+        append(s, first);
+        revision.insert("supersedes".into(), first_id.into());
+        for status in ["stopped", "failed"] {
+            let mut next = revision.clone();
+            let seq = next_seq(s);
+            next.insert("seq".into(), seq.into());
+            next.insert("id".into(), format!("m{seq}").into());
+            next.insert("status".into(), status.into());
+            append(s, next);
+        }
+        Ok(s.records.len() - 1)
+    }),
     mutator!("ASR-424.b", "ASR-424", |s, _| {
         let n = s.records.len();
         let mut first = new_record(s, "subagent");
@@ -786,14 +805,17 @@ fn edit_message(
     u: &mut Unstructured<'_>,
     edit: impl FnOnce(&mut Map<String, Value>),
 ) -> Result<usize> {
-    // Not a harness notice: its author and audience are fixed by ASR-205.
+    // Not one that holds a harness notice: its author and audience are fixed by ASR-205.
+    let notice = |v: &Value| v.get("origin").and_then(Value::as_str) == Some("notice");
     let messages: Vec<usize> = s
         .records
         .iter()
         .enumerate()
         .filter(|(_, r)| {
+            let parts = r.get("content").and_then(Value::as_array);
             r.get("type").and_then(Value::as_str) == Some("message")
                 && r.get("origin").and_then(Value::as_str) != Some("notice")
+                && !parts.is_some_and(|p| p.iter().any(notice))
         })
         .map(|(n, _)| n)
         .collect();

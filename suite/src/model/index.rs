@@ -1,6 +1,6 @@
 //! The records of a stream by id and by native id, and what a reference names.
 
-use super::{NATIVE_KEYS, Record};
+use super::{NATIVE_KEYS, Record, SeqNumber};
 use crate::compact::{Ids, Index, Rising};
 use crate::refs::{Ref, parse_ref};
 use std::collections::HashMap;
@@ -34,6 +34,8 @@ pub struct RecordIndex {
     lines: Rising,
     seqs: Vec<u64>,
     has_seq: Vec<bool>,
+    /// Seqs that are numbers but no integer a seq may be: they are rare, and malformed.
+    other_seqs: HashMap<u32, f64>,
     kinds: Vec<u8>,
     /// Types past the 254th: they are rare, and a byte stays a byte.
     more_kinds: HashMap<u32, u32>,
@@ -64,6 +66,9 @@ impl RecordIndex {
         self.lines.push(line as u64);
         self.seqs.push(record.seq.unwrap_or(0));
         self.has_seq.push(record.seq.is_some());
+        if let Some(SeqNumber::Other(x)) = record.seq_number() {
+            self.other_seqs.insert(n, x);
+        }
         let code = match record.kind {
             None => NO_KIND,
             Some(kind) => {
@@ -139,6 +144,13 @@ impl RecordIndex {
             .copied()
             .unwrap_or(false)
             .then(|| self.seqs[i])
+    }
+
+    /// The seq of record `n` as a number, when it is one, malformed or not.
+    pub fn seq_number(&self, n: u32) -> Option<SeqNumber> {
+        self.seq(n)
+            .map(SeqNumber::Integer)
+            .or_else(|| self.other_seqs.get(&n).copied().map(SeqNumber::Other))
     }
 
     /// The type of record `n`, when it has one.

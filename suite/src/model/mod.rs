@@ -33,7 +33,7 @@ pub use index::{Added, RecordIndex};
 pub use layout::{Layout, Standing};
 pub use outline::Outline;
 
-use crate::refs::{own_session_ref, parse_session_ref};
+use crate::refs::{DerivedEntry, derived_entry, own_session_ref, parse_session_ref};
 use serde_json::{Map, Value};
 
 /// The members that hold native ids, which `key=value` references resolve through.
@@ -114,6 +114,9 @@ pub struct CopiedFrom<'a> {
     pub object: bool,
     /// `session`, when it is a string.
     pub session: Option<&'a str>,
+    /// `session` is there, whatever its JSON type: the original is then in that session, not
+    /// in this stream, even when the reference is malformed.
+    pub names_session: bool,
     /// `record`, when it is a non-empty string.
     pub record: Option<&'a str>,
 }
@@ -149,6 +152,7 @@ impl<'a> Record<'a> {
                     record.copied_from = Some(CopiedFrom {
                         object: value.is_object(),
                         session: value.get("session").and_then(Value::as_str),
+                        names_session: value.get("session").is_some(),
                         record: value.get("record").and_then(reference),
                     });
                 }
@@ -165,6 +169,11 @@ impl<'a> Record<'a> {
             }
         }
         record
+    }
+
+    /// `seq` as a number, when it is one (of any range: see [`SeqNumber`]).
+    pub fn seq_number(&self) -> Option<SeqNumber> {
+        self.seq_value.and_then(SeqNumber::of)
     }
 
     /// The native id under `key` (one of [`NATIVE_KEYS`]).
@@ -260,7 +269,7 @@ impl<'a> Record<'a> {
             .enumerate()
             .filter_map(|(n, entry)| {
                 let entry = entry.as_str()?;
-                (entry.contains('#') && parse_session_ref(entry).is_ok())
+                matches!(derived_entry(entry), Some(DerivedEntry::Session(_)))
                     .then_some((Slot::DerivedFrom(n), entry))
             });
         lineage
@@ -395,6 +404,47 @@ impl Slot {
             Slot::ChildSession => "/childSession".into(),
             Slot::CopiedFrom => "/copiedFrom/session".into(),
             Slot::DerivedFrom(n) => format!("/derivedFrom/{n}"),
+        }
+    }
+}
+
+/// A seq as a number, to place records by seq: an integer from 0 to 2^64-1 exactly, any
+/// other JSON number (beyond those integers, negative, with a fraction: ASR-X-008 reports it)
+/// as a double. Such a seq is malformed, but it is a number, and still says where its record
+/// stands.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SeqNumber {
+    /// An integer a seq may be.
+    Integer(u64),
+    /// Any other number.
+    Other(f64),
+}
+
+impl SeqNumber {
+    /// The seq `value` holds, when it is a JSON number.
+    pub fn of(value: &Value) -> Option<SeqNumber> {
+        match value.as_u64() {
+            Some(n) => Some(SeqNumber::Integer(n)),
+            None => value.as_f64().map(SeqNumber::Other),
+        }
+    }
+
+    /// This seq is at or below `other`: exactly between integers, as doubles otherwise.
+    pub fn at_or_below(self, other: SeqNumber) -> bool {
+        match (self, other) {
+            (SeqNumber::Integer(a), SeqNumber::Integer(b)) => a <= b,
+            (a, b) => a.as_f64() <= b.as_f64(),
+        }
+    }
+
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "compared with a number that is itself no exact integer"
+    )]
+    fn as_f64(self) -> f64 {
+        match self {
+            SeqNumber::Integer(n) => n as f64,
+            SeqNumber::Other(x) => x,
         }
     }
 }

@@ -391,7 +391,12 @@ impl<'a> Stream<'a> {
                     .flatten()
                     .filter_map(Value::as_str)
                 {
-                    if entry.contains('#') {
+                    // By the grammar of refs and session references: a ref in key=value
+                    // form names a record of this stream whatever its native id holds.
+                    if matches!(
+                        asr_suite::refs::derived_entry(entry),
+                        Some(asr_suite::refs::DerivedEntry::Session(_))
+                    ) {
                         named.push(entry);
                     }
                 }

@@ -6,35 +6,37 @@ use super::deferred::Wait;
 use super::{Out, State};
 use crate::check::{Finding, Place};
 use crate::model::Record;
-use crate::refs::parse_session_ref;
+use crate::refs::{DerivedEntry, Ref, derived_entry, parse_session_ref};
 use crate::rule::{self, RuleId};
 
 impl State {
     pub(super) fn message(&mut self, place: &Place, record: &Record<'_>, out: &mut Out) {
         self.declared_conversation(record, rule::ASR_227, out);
         for (n, entry) in record.derived_from.into_iter().flatten().enumerate() {
-            let Some(entry) = entry.as_str().filter(|e| !e.is_empty()) else {
+            let Some(text) = entry.as_str() else {
                 continue;
             };
             let pointer = format!("/derivedFrom/{n}");
-            if entry.contains('#') {
-                // A valid session reference with a record part was named with the sessions.
-                if let Err(e) = parse_session_ref(entry) {
-                    out.push((
-                        Finding::error(
-                            rule::ASR_228,
-                            pointer,
-                            format!(
-                                "derivedFrom entry {entry:?} has a # part but is no session reference: {}",
-                                e.describe()
-                            ),
+            match derived_entry(text) {
+                // Named with the sessions.
+                Some(DerivedEntry::Session(_)) | None => {}
+                Some(DerivedEntry::NotSessionRef(e)) => out.push((
+                    Finding::error(
+                        rule::ASR_228,
+                        pointer,
+                        format!(
+                            "derivedFrom entry {text:?} has a # part but is no session reference: {}",
+                            e.describe()
                         ),
-                        None,
-                    ));
+                    ),
+                    None,
+                )),
+                Some(DerivedEntry::Ref(reference)) => {
+                    // A record id that names no record but reads as a session reference names
+                    // a session, not a record: a session reference needs its # part here.
+                    let session_like = matches!(reference, Ref::Id(_)) && parse_session_ref(text).is_ok();
+                    self.wait(place, &pointer, text, Wait::DerivedFrom { session_like });
                 }
-            } else {
-                let session_like = parse_session_ref(entry).is_ok();
-                self.wait(place, &pointer, entry, Wait::DerivedFrom { session_like });
             }
         }
     }

@@ -69,8 +69,18 @@ impl State {
         }
     }
 
-    pub(crate) fn record(&mut self, place: &Place, record: &Record<'_>, out: &mut Out) {
-        let standing = self.layout.stand(place.line, record.kind);
+    /// Where the next record stands: the header, or a record (a later `session` line is one).
+    pub(crate) fn stand(&mut self, line: usize, kind: Option<&str>) -> Standing {
+        self.layout.stand(line, kind)
+    }
+
+    pub(crate) fn record(
+        &mut self,
+        place: &Place,
+        standing: Standing,
+        record: &Record<'_>,
+        out: &mut Out,
+    ) {
         self.header_order(standing, record.kind, out);
         self.seq_order(place, record, out);
         let is_header = standing == Standing::Header;
@@ -88,13 +98,13 @@ impl State {
         for (slot, session) in record.sessions(is_header) {
             self.name_session(place, session, slot);
         }
-        let group = match record.kind {
+        let revision = match record.kind {
             Some("plan") => self.plan(place, record, out),
             Some("subagent") => self.subagent(place, record, out),
-            _ => None,
+            _ => plans::Revision::default(),
         };
         if let Some(target) = record.supersedes {
-            self.supersedes(place, record.kind, target, out);
+            self.supersedes(place, record.kind, target, revision.judged, out);
         }
         self.copied_from(place, record, out);
         match record.kind {
@@ -102,7 +112,7 @@ impl State {
             Some("delivery") => self.delivery(place, record, out),
             _ => {}
         }
-        self.index(place, record, group, out);
+        self.index(place, record, revision.group, out);
     }
 
     pub(crate) fn finish(&mut self, lines: usize, out: &mut Out) {

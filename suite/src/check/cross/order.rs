@@ -13,7 +13,10 @@ impl State {
                 Finding::error(
                     rule::ASR_X_007,
                     "/type",
-                    format!("a second session header; the header is at line {header_line}"),
+                    format!(
+                        "a second session line; the header is at line {header_line}, and this line is a record \
+                         like any other"
+                    ),
                 ),
                 None,
             )),

@@ -8,16 +8,22 @@ use crate::model::{Record, canonical_session};
 use crate::rule;
 
 impl State {
-    /// ASR-X-014: supersedes names an earlier record of the same type, once.
+    /// ASR-X-014: supersedes names an earlier record of the same type, once. `judged`: the
+    /// record's own rule (ASR-222, ASR-424) already found its `supersedes` wrong, and one
+    /// fault is reported once; the record it names is not taken as superseded.
     pub(super) fn supersedes(
         &mut self,
         place: &Place,
         kind: Option<&str>,
         target: &str,
+        judged: bool,
         out: &mut Out,
     ) {
         let found = self.index.resolve_before(target, None);
         self.outline_reference(place, "/supersedes", found.as_slice());
+        if judged {
+            return;
+        }
         let Some(found) = found else {
             self.wait(place, "/supersedes", target, Wait::Supersedes);
             return;
@@ -68,7 +74,7 @@ impl State {
             return;
         };
         let local = match copied.session {
-            None => true,
+            None => !copied.names_session,
             Some(session) => canonical_session(session)
                 .is_some_and(|s| self.own_session.as_deref() == Some(s.as_str())),
         };

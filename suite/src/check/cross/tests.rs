@@ -229,6 +229,19 @@ mod deliveries {
         assert_eq!(found(&[H, &bad], &["ASR-228"]), [at("ASR-228", 2)]);
         let good = msg(2, "r2", r#","derivedFrom":["r1","codex:other#r4"]"#);
         assert!(found(&[H, &msg(1, "r1", ""), &good], &["ASR-228", "ASR-X-015"]).is_empty());
+        // A native id with colons or a # is still a ref: unresolved, a warning; resolved, fine.
+        let native = msg(
+            2,
+            "r2",
+            r#","derivedFrom":["messageId=message:handoff:7c2e"]"#,
+        );
+        assert_eq!(
+            found(&[H, &native], &["ASR-228", "ASR-X-015"]),
+            [at("ASR-X-015", 2)]
+        );
+        let hashed = msg(1, "r1", "").replace(r#""messageId":"m1""#, r#""messageId":"c:1#2""#);
+        let named = msg(2, "r2", r#","derivedFrom":["messageId=c:1#2"]"#);
+        assert!(found(&[H, &hashed, &named], &["ASR-228", "ASR-X-015", "ASR-406"]).is_empty());
     }
 }
 
@@ -253,6 +266,39 @@ mod plans {
     }
 
     #[test]
+    fn a_later_state_that_names_no_previous_state_is_reported_once_under_222() {
+        let revisions = ["ASR-222", "ASR-X-014", "ASR-X-015"];
+        let a1 = plan(1, "a", "");
+        let nowhere = plan(2, "a", r#","supersedes":"p0""#);
+        assert_eq!(found(&[H, &a1, &nowhere], &revisions), [at("ASR-222", 3)]);
+        let ahead = plan(2, "a", r#","supersedes":"p3""#);
+        let a3 = plan(3, "a", r#","supersedes":"p2""#);
+        assert_eq!(
+            found(&[H, &a1, &ahead, &a3], &revisions),
+            [at("ASR-222", 3)]
+        );
+        let a2 = plan(2, "a", r#","supersedes":"p1""#);
+        let older = plan(3, "a", r#","supersedes":"p1""#);
+        assert_eq!(
+            found(&[H, &a1, &a2, &older], &revisions),
+            [at("ASR-222", 4)]
+        );
+        let message = plan(2, "a", r#","supersedes":"r1""#);
+        assert_eq!(
+            found(&[H, &msg(1, "r1", ""), &message], &revisions),
+            [at("ASR-222", 3)]
+        );
+        // The first state of a plan names no previous state: what it names is a revision's
+        // business in general.
+        let first = plan(1, "a", r#","supersedes":"p0""#);
+        assert_eq!(found(&[H, &first], &revisions), [at("ASR-X-015", 2)]);
+        // A state wrongly superseded by another plan's record is still the latest state.
+        let b = plan(2, "b", r#","supersedes":"p1""#);
+        let a3 = plan(3, "a", r#","supersedes":"p1""#);
+        assert_eq!(found(&[H, &a1, &b, &a3], &revisions), [at("ASR-222", 3)]);
+    }
+
+    #[test]
     fn a_change_of_a_childs_state_revises_its_subagent_record() {
         let sub = |seq: u64, extra: &str| {
             format!(
@@ -266,5 +312,29 @@ mod plans {
         );
         let revision = sub(2, r#","supersedes":"s1""#);
         assert!(found(&[H, &first, &revision], &["ASR-424"]).is_empty());
+        let revisions = ["ASR-424", "ASR-X-014", "ASR-X-015"];
+        let nowhere = sub(2, r#","supersedes":"s0""#);
+        assert_eq!(
+            found(&[H, &first, &nowhere], &revisions),
+            [at("ASR-424", 3)]
+        );
+        let older = sub(3, r#","supersedes":"s1""#);
+        assert_eq!(
+            found(&[H, &first, &revision, &older], &revisions),
+            [at("ASR-424", 4)]
+        );
+        let announced = sub(2, r#","supersedes":"r1""#);
+        assert_eq!(
+            found(&[H, &msg(1, "r1", ""), &announced], &revisions),
+            [at("ASR-424", 3)]
+        );
+        // A plan is grouped too; its group number is no delegation's.
+        let plan =
+            r#"{"type":"plan","seq":1,"id":"p1","planId":"a","planType":"items","entries":[]}"#;
+        let after_plan = sub(3, r#","supersedes":"p1""#);
+        assert_eq!(
+            found(&[H, plan, &sub(2, ""), &after_plan], &revisions),
+            [at("ASR-424", 4)]
+        );
     }
 }
