@@ -193,17 +193,7 @@ impl Schemas {
     /// Checks one record as a record of a type the schemas do not know: the members every
     /// record has, and nothing its type would ask (a `session` line that is not the header).
     pub fn check_untyped(&self, record: &Value) -> Vec<SchemaFinding> {
-        if self.untyped.is_valid(record) {
-            return Vec::new();
-        }
-        let mut findings: Vec<SchemaFinding> = self
-            .untyped
-            .iter_errors(record)
-            .take(crate::diagnostic::MAX_PER_LINE + 1)
-            .map(|e| self.map(&e))
-            .collect();
-        findings.dedup();
-        findings
+        self.findings(&self.untyped, &self.untyped, record)
     }
 
     /// Checks one record; no findings when it conforms.
@@ -212,11 +202,16 @@ impl Schemas {
             .get("type")
             .and_then(Value::as_str)
             .and_then(|kind| self.by_type.get(kind));
-        if by_type.unwrap_or(&self.validator).is_valid(record) {
+        self.findings(by_type.unwrap_or(&self.validator), &self.validator, record)
+    }
+
+    /// No findings when `quick` (the schema of the record's type, or the same as `full`)
+    /// holds; else the findings of `full`, bounded as a line's findings are.
+    fn findings(&self, quick: &Validator, full: &Validator, record: &Value) -> Vec<SchemaFinding> {
+        if quick.is_valid(record) {
             return Vec::new();
         }
-        let mut findings: Vec<SchemaFinding> = self
-            .validator
+        let mut findings: Vec<SchemaFinding> = full
             .iter_errors(record)
             .take(crate::diagnostic::MAX_PER_LINE + 1)
             .map(|e| self.map(&e))
