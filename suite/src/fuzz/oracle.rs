@@ -209,7 +209,11 @@ pub fn judge_reader(
     let expected = serde_json::to_value(&reference.reading).unwrap_or_default();
     let null = serde_json::Value::Null;
     let actual = answer.reading.as_ref().map_or(&null, ReadingAnswer::json);
-    for mismatch in diff_readings(&expected, actual, &Kinds::of_stream(stream)) {
+    // A reading that differs only on a decision of the kit is not wrong: no disagreement.
+    for mismatch in diff_readings(&expected, actual, &Kinds::of_stream(stream))
+        .into_iter()
+        .filter(|m| m.decision.is_none())
+    {
         found.push(Disagreement {
             kind: Kind::Reading,
             rule: mismatch.rule.clone(),
@@ -285,6 +289,10 @@ mod tests {
             "\n",
             r#"{"type":"message","seq":1,"id":"r1","messageId":"m1","role":"user","content":[],"copiedFrom":{"session":"codex:p","record":"x","proof":"native_id"}}"#,
             "\n",
+            r#"{"type":"message","seq":2,"id":"r2","messageId":"m2","role":"user","content":[{"type":"text","text":"a"}]}"#,
+            "\n",
+            r#"{"type":"message","seq":3,"id":"r3","messageId":"m3","role":"assistant","content":[{"type":"text","text":"b"}]}"#,
+            "\n",
         );
         let reference = reference_reading(stream.as_bytes());
         let mut reading = serde_json::to_value(&reference.reading).expect("json");
@@ -302,6 +310,19 @@ mod tests {
         };
         let found = judge_reader(stream.as_bytes(), &reference, &wrong);
         assert_eq!(found.len(), 1, "{found:?}");
+        // Another order of ownRecords is the kit's decision, not a disagreement.
+        let mut reordered = serde_json::to_value(&reference.reading).expect("json");
+        assert_eq!(
+            reordered["totals"]["ownRecords"],
+            serde_json::json!(["r2", "r3"])
+        );
+        reordered["totals"]["ownRecords"] = serde_json::json!(["r3", "r2"]);
+        let other_order = StreamAnswer {
+            valid: true,
+            diagnostics: Vec::new(),
+            reading: serde_json::from_value(reordered).ok(),
+        };
+        assert!(judge_reader(stream.as_bytes(), &reference, &other_order).is_empty());
         assert_eq!(
             (found[0].kind, found[0].rule.as_str()),
             (Kind::Reading, "ASR-416")
