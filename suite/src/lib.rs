@@ -23,6 +23,7 @@ mod compact;
 pub mod conformance;
 pub mod diagnostic;
 pub mod embedded;
+pub mod fidelity;
 pub mod fuzz;
 pub mod generate;
 pub mod json;
