@@ -334,7 +334,7 @@ pub fn load_case(root: &Path, sidecar_path: &Path) -> Result<Case, CaseError> {
 }
 
 /// Directories below the corpus root that hold no cases.
-const NOT_CASES: &[&str] = &["spec"];
+const NOT_CASES: &[&str] = &["spec", "sources"];
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {

@@ -53,6 +53,10 @@ pub struct Assertion {
     pub pointer: Option<String>,
     /// What must hold.
     pub check: Check,
+    /// The check binds the selected records if there are any: selecting none is no failure
+    /// (where the producer may leave the thing out, and binds how it keeps it if it does).
+    #[serde(default, rename = "ifAny", skip_serializing_if = "std::ops::Not::not")]
+    pub if_any: bool,
     /// Why, for people: the source fact the assertion rests on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -71,6 +75,11 @@ pub struct Select {
     /// Members the record must have, by JSON Pointer, with these exact values.
     #[serde(default, rename = "where", skip_serializing_if = "BTreeMap::is_empty")]
     pub members: BTreeMap<String, Value>,
+    /// Select the parts of the records' `content` of these part types instead of the
+    /// records (the pointer is then into each part): where a producer may order parts as
+    /// it likes, an assertion names the part by its type, not its index.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parts: Option<Vec<String>>,
 }
 
 /// What must hold of the selected records.
@@ -239,9 +248,10 @@ pub fn evaluate(
         .collect();
     let mut failures = Vec::new();
     for (index, assertion) in assertions.iter().enumerate() {
-        let selected: Vec<&Found<'_>> = records
+        let selected: Vec<Found<'_>> = records
             .iter()
             .filter(|r| selects(&assertion.select, r))
+            .flat_map(|r| units(&assertion.select, r))
             .collect();
         let fail = |record: Option<&Found<'_>>, message: String| AssertionFailure {
             rule: assertion.rule.clone(),
@@ -262,11 +272,13 @@ pub fn evaluate(
             continue;
         }
         if selected.is_empty() {
-            failures.push(fail(None, "selects no record of the output".to_owned()));
+            if !assertion.if_any {
+                failures.push(fail(None, "selects no record of the output".to_owned()));
+            }
             continue;
         }
         let pointer = assertion.pointer.as_deref().unwrap_or("");
-        for record in selected {
+        for record in &selected {
             let member = record.value.pointer(pointer);
             if let Some(message) = check(&assertion.check, member, source) {
                 failures.push(fail(Some(record), message));
@@ -274,6 +286,36 @@ pub fn evaluate(
         }
     }
     failures
+}
+
+/// What an assertion checks of a selected record: the record, or its parts of the types
+/// the selection names (each named `<record>/content/<index>`).
+fn units<'a>(select: &Select, record: &Found<'a>) -> Vec<Found<'a>> {
+    let Some(kinds) = &select.parts else {
+        return vec![Found {
+            stream: record.stream,
+            name: record.name.clone(),
+            value: record.value.clone(),
+        }];
+    };
+    record
+        .value
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .filter(|(_, part)| {
+            part.get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| kinds.iter().any(|k| k == t))
+        })
+        .map(|(n, part)| Found {
+            stream: record.stream,
+            name: format!("{}/content/{n}", record.name),
+            value: part.clone(),
+        })
+        .collect()
 }
 
 fn selects(select: &Select, record: &Found<'_>) -> bool {
@@ -447,6 +489,28 @@ mod tests {
         let inherits = run(json!({"rule": "ASR-403", "select": {"type": ["session"]},
                                   "pointer": "/lineage/inherits", "check": "absent"}));
         assert_eq!(inherits[0].record.as_deref(), Some("h"));
+    }
+
+    #[test]
+    fn parts_are_selected_by_type_not_by_index() {
+        let text_parts = |check: Value| {
+            json!({"rule": "ASR-211", "select": {"type": ["message"], "parts": ["text"]},
+                   "pointer": "/text", "check": check})
+        };
+        assert!(run(text_parts(json!("present"))).is_empty());
+        let failed = run(text_parts(json!({"equals": "ok"})));
+        assert_eq!(failed.len(), 1);
+        assert_eq!(failed[0].record.as_deref(), Some("r1/content/0"));
+        let none = run(
+            json!({"rule": "ASR-214", "select": {"parts": ["reasoning"]},
+                              "pointer": "/visibility", "check": "present"}),
+        );
+        assert_eq!(none[0].message, "selects no record of the output");
+        let if_any = run(
+            json!({"rule": "ASR-214", "select": {"parts": ["reasoning"]},
+                                "pointer": "/visibility", "check": "present", "ifAny": true}),
+        );
+        assert!(if_any.is_empty(), "nothing selected binds nothing");
     }
 
     #[test]

@@ -39,4 +39,5 @@ pub mod render;
 pub mod report;
 pub mod rule;
 pub mod schema;
+pub mod source;
 pub mod spec;

@@ -1,0 +1,261 @@
+//! Source fixtures: what a producer converts, and what its output must say of it.
+//!
+//! A fixture is a directory `cases/sources/<format>/<name>/` with `source/` (the native
+//! files a producer reads, byte for byte), `fixture.json` (what it tests, and the fidelity
+//! assertions its output must meet; `schemas/source-fixture.schema.json`) and `expected/`
+//! (a golden ASR output written by hand from the spec, one `.jsonl` a stream). The golden
+//! must meet its own fixture: that is the fixtures' self-test.
+//!
+//! ```json
+//! {
+//!   "id": "s0001",
+//!   "description": "A Gemini CLI session of one prompt and one answer with a thought.",
+//!   "format": "gemini-cli-json",
+//!   "rules": ["ASR-211", "ASR-214"],
+//!   "provenance": {"kind": "real-session", "file": "gemini__agent-history__real-session-01-redacted.json",
+//!                  "cut": "the whole file"},
+//!   "expect": {"producer": {"warnings": [], "assertions": [
+//!     {"rule": "ASR-211", "select": {"type": ["message"], "where": {"/messageId": "c6130ba5"}, "parts": ["text"]},
+//!      "pointer": "/text", "check": {"equalsSource": {"file": "session.json", "pointer": "/messages/0/content/0/text"}}}
+//!   ]}},
+//!   "status": "stable"
+//! }
+//! ```
+
+use crate::case::Status;
+use crate::check::{CheckOptions, check_bytes};
+use crate::diagnostic::Severity;
+use crate::fidelity::{Assertion, Source, evaluate};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// A fixture's sidecar, `fixture.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixtureSidecar {
+    /// Stable id, `s` and four digits.
+    pub id: String,
+    /// What the source holds and what a producer must make of it.
+    pub description: String,
+    /// The source format, as the registry names it (`claude-code-jsonl`, `codex-rollout`,
+    /// `gemini-cli-json`, `pi-session-jsonl`).
+    pub format: String,
+    /// The rules its assertions test.
+    pub rules: Vec<String>,
+    /// Where the source comes from.
+    pub provenance: FixtureProvenance,
+    /// What a producer's output must be.
+    pub expect: FixtureExpect,
+    /// Whether its assertions are settled.
+    pub status: Status,
+}
+
+/// Where a fixture's source comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum FixtureProvenance {
+    /// Cut from a real session of `../shared/real-sessions/` (its PROVENANCE.md is kept as
+    /// `cases/sources/PROVENANCE.md`): never invented.
+    RealSession {
+        /// The real session's file name.
+        file: String,
+        /// What was kept of it (`the whole file`, `lines 1-12`).
+        cut: String,
+    },
+    /// Written for the kit, modelled on the documents named.
+    HandWritten {
+        /// What it is modelled on.
+        note: String,
+    },
+}
+
+/// Expectations of a fixture, per role.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixtureExpect {
+    /// What a producer's output must be.
+    pub producer: ProducerExpect,
+}
+
+/// What a producer's output must be: valid, with no warning but those listed, and meeting
+/// every assertion.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProducerExpect {
+    /// Rules whose warnings the output may have (the source leaves nothing better to write).
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// The fidelity assertions.
+    pub assertions: Vec<Assertion>,
+}
+
+/// A fixture, loaded.
+#[derive(Debug, Clone)]
+pub struct SourceFixture {
+    /// `<format>/<name>`.
+    pub name: String,
+    /// Its directory.
+    pub dir: PathBuf,
+    /// Its sidecar.
+    pub sidecar: FixtureSidecar,
+}
+
+/// Why a fixture could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum FixtureError {
+    /// A file or directory could not be read.
+    #[error("failed to read {path}: {error}")]
+    Io {
+        /// What.
+        path: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// A sidecar is not one.
+    #[error("failed to read the fixture sidecar {path}: {error}")]
+    Sidecar {
+        /// Where.
+        path: PathBuf,
+        /// Why.
+        error: serde_json::Error,
+    },
+}
+
+/// One way a producer's output fails its fixture.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputFailure {
+    /// The rule it breaks.
+    pub rule: String,
+    /// What is wrong, in one sentence.
+    pub message: String,
+}
+
+impl SourceFixture {
+    /// The source files, by name.
+    pub fn source(&self) -> Result<Source, FixtureError> {
+        Ok(Source::from_files(read_dir_files(
+            &self.dir.join("source"),
+            |_| true,
+        )?))
+    }
+
+    /// The golden output: each stream's name (the file stem; `""` for `stream.jsonl`) and bytes.
+    pub fn expected(&self) -> Result<Vec<(String, Vec<u8>)>, FixtureError> {
+        let files = read_dir_files(&self.dir.join("expected"), |name| {
+            Path::new(name).extension().is_some_and(|e| e == "jsonl")
+        })?;
+        Ok(files
+            .into_iter()
+            .map(|(name, bytes)| {
+                let stem = name.trim_end_matches(".jsonl");
+                ((if stem == "stream" { "" } else { stem }).to_owned(), bytes)
+            })
+            .collect())
+    }
+
+    /// How `output` (stream name, bytes) fails this fixture: an error of the stream checker
+    /// under its rule, a warning under a rule the fixture does not allow, an assertion that
+    /// does not hold under its rule. Empty when it meets the fixture.
+    pub fn judge(&self, source: &Source, output: &[(&str, &[u8])]) -> Vec<OutputFailure> {
+        let expect = &self.sidecar.expect.producer;
+        let mut failures = Vec::new();
+        for (stream, bytes) in output {
+            let report = check_bytes(bytes, &CheckOptions::default());
+            for d in &report.diagnostics {
+                let allowed = d.severity != Severity::Error && expect.warnings.contains(&d.rule);
+                if d.severity != Severity::Notice && !allowed {
+                    failures.push(OutputFailure {
+                        rule: d.rule.clone(),
+                        message: format!(
+                            "the output{} is not a valid stream: line {}: {} {}",
+                            if stream.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" {stream:?}")
+                            },
+                            d.line,
+                            d.severity,
+                            d.message
+                        ),
+                    });
+                }
+            }
+        }
+        failures.extend(
+            evaluate(&expect.assertions, output, source)
+                .into_iter()
+                .map(|f| OutputFailure {
+                    rule: f.rule.clone(),
+                    message: f.to_string(),
+                }),
+        );
+        failures
+    }
+}
+
+/// Every fixture below `root` (`cases/sources`), by name; none when there is no such
+/// directory.
+pub fn load_fixtures(root: &Path) -> Result<Vec<SourceFixture>, FixtureError> {
+    let mut fixtures = Vec::new();
+    if !root.is_dir() {
+        return Ok(fixtures);
+    }
+    for format in sorted_dirs(root)? {
+        for dir in sorted_dirs(&format)? {
+            let path = dir.join("fixture.json");
+            let text = std::fs::read_to_string(&path).map_err(|error| FixtureError::Io {
+                path: path.clone(),
+                error,
+            })?;
+            let sidecar: FixtureSidecar = serde_json::from_str(&text)
+                .map_err(|error| FixtureError::Sidecar { path, error })?;
+            let name = dir
+                .strip_prefix(root)
+                .unwrap_or(&dir)
+                .to_string_lossy()
+                .replace('\\', "/");
+            fixtures.push(SourceFixture { name, dir, sidecar });
+        }
+    }
+    Ok(fixtures)
+}
+
+fn sorted_dirs(dir: &Path) -> Result<Vec<PathBuf>, FixtureError> {
+    let io = |error| FixtureError::Io {
+        path: dir.to_owned(),
+        error,
+    };
+    let mut dirs = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        if path.is_dir() {
+            dirs.push(path);
+        }
+    }
+    dirs.sort();
+    Ok(dirs)
+}
+
+/// The files of `dir` whose names `keep` accepts, by name, sorted.
+fn read_dir_files(
+    dir: &Path,
+    keep: impl Fn(&str) -> bool,
+) -> Result<Vec<(String, Vec<u8>)>, FixtureError> {
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |error| FixtureError::Io { path, error }
+    };
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io(dir))? {
+        let path = entry.map_err(io(dir))?.path();
+        let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+            continue;
+        };
+        if path.is_file() && keep(&name) {
+            let bytes = std::fs::read(&path).map_err(io(&path))?;
+            files.push((name, bytes));
+        }
+    }
+    files.sort();
+    Ok(files)
+}

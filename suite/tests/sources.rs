@@ -1,0 +1,231 @@
+//! The source fixtures (`cases/sources/`): one test per fixture that its golden output meets
+//! it, its sidecar fits its schema and names exactly the rules its assertions test; the lint
+//! that every rule binding producers to the source has a fixture assertion (but those still
+//! listed as waiting); and tests showing a wrong output failed under the rule it breaks.
+
+use asr_suite::catalog::{Catalog, CheckKind};
+use asr_suite::source::{SourceFixture, load_fixtures};
+use libtest_mimic::{Arguments, Failed, Trial};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// The rules that bind producers to the source and have no fixture assertion yet. The lint
+/// fails when one of them gets one, so the list only shrinks.
+const SOURCE_RULES_WAITING: &[&str] = &[
+    "ASR-201", "ASR-202", "ASR-203", "ASR-204", "ASR-207", "ASR-208", "ASR-209", "ASR-219",
+    "ASR-222", "ASR-225", "ASR-226", "ASR-229", "ASR-233", "ASR-237", "ASR-238", "ASR-402",
+    "ASR-403", "ASR-404", "ASR-405", "ASR-410", "ASR-414", "ASR-421", "ASR-422", "ASR-424",
+    "ASR-427",
+];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/sources")
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let fixtures = load_fixtures(&root()).expect("the fixtures load");
+    let mut trials: Vec<Trial> = fixtures
+        .iter()
+        .map(|fixture| {
+            let kind = fixture.sidecar.rules.join(",");
+            let fixture = fixture.clone();
+            Trial::test(fixture.name.clone(), move || self_test(&fixture)).with_kind(kind)
+        })
+        .collect();
+    let all = fixtures.clone();
+    trials.push(Trial::test(
+        "lint::every_source_rule_has_a_fixture_assertion",
+        move || {
+            problems(&source_coverage(
+                &all,
+                Catalog::embedded(),
+                SOURCE_RULES_WAITING,
+            ))
+        },
+    ));
+    trials.push(Trial::test(
+        "lint::the_coverage_lint_reports_a_rule_without_assertion",
+        || {
+            // With no fixture and nothing waiting, every source rule is reported.
+            let found = source_coverage(&[], Catalog::embedded(), &[]);
+            if found.iter().any(|p| p.starts_with("ASR-211:")) && found.len() >= 20 {
+                Ok(())
+            } else {
+                Err(format!("{found:?}").into())
+            }
+        },
+    ));
+    trials.push(Trial::test("lint::ids_are_unique", move || {
+        let mut seen = BTreeSet::new();
+        let twice: Vec<String> = fixtures
+            .iter()
+            .filter(|f| !seen.insert(f.sidecar.id.clone()))
+            .map(|f| format!("{}: id {} is taken", f.name, f.sidecar.id))
+            .collect();
+        problems(&twice)
+    }));
+    trials.push(Trial::test(
+        "wrong_outputs_fail_under_the_rule_they_break",
+        wrong_outputs,
+    ));
+    libtest_mimic::run(&args, trials).exit();
+}
+
+fn problems(found: &[String]) -> Result<(), Failed> {
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(found.join("\n").into())
+    }
+}
+
+/// The golden meets its fixture; the sidecar fits its schema; its rules are exactly the
+/// rules of its assertions, each in the catalog.
+fn self_test(fixture: &SourceFixture) -> Result<(), Failed> {
+    let text = std::fs::read_to_string(fixture.dir.join("fixture.json"))?;
+    let sidecar: Value = serde_json::from_str(&text)?;
+    let mut found = sidecar_schema(&sidecar)?;
+    let asserted: BTreeSet<&String> = fixture
+        .sidecar
+        .expect
+        .producer
+        .assertions
+        .iter()
+        .map(|a| &a.rule)
+        .collect();
+    let named: BTreeSet<&String> = fixture.sidecar.rules.iter().collect();
+    if asserted != named {
+        found.push(format!(
+            "rules {named:?} are not the rules of its assertions, {asserted:?}"
+        ));
+    }
+    for rule in named.iter().filter(|r| !Catalog::embedded().knows(r)) {
+        found.push(format!("{rule} is in no catalog"));
+    }
+    let source = fixture.source()?;
+    let expected = fixture.expected()?;
+    if expected.is_empty() {
+        found.push("expected/ holds no golden output".into());
+    }
+    let output: Vec<(&str, &[u8])> = expected
+        .iter()
+        .map(|(n, b)| (n.as_str(), b.as_slice()))
+        .collect();
+    found.extend(
+        fixture
+            .judge(&source, &output)
+            .into_iter()
+            .map(|f| format!("the golden fails: {}: {}", f.rule, f.message)),
+    );
+    let named: Vec<String> = found
+        .into_iter()
+        .map(|p| format!("{}: {p}", fixture.name))
+        .collect();
+    problems(&named)
+}
+
+fn sidecar_schema(sidecar: &Value) -> Result<Vec<String>, Failed> {
+    let schema = |name: &str| -> Result<Value, Failed> {
+        Ok(serde_json::from_str(
+            asr_suite::embedded::schema(name).ok_or(format!("no schema {name}"))?,
+        )?)
+    };
+    let registry = jsonschema::Registry::new()
+        .add(
+            "https://asr-ctk.invalid/schemas/fidelity.schema.json",
+            schema("fidelity.schema.json")?,
+        )
+        .map_err(|e| e.to_string())?
+        .prepare()
+        .map_err(|e| e.to_string())?;
+    let validator = jsonschema::options()
+        .with_registry(&registry)
+        .build(&schema("source-fixture.schema.json")?)
+        .map_err(|e| e.to_string())?;
+    Ok(validator
+        .iter_errors(sidecar)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect())
+}
+
+/// Every rule the catalog says is checked at the source has an assertion in some fixture,
+/// but those `waiting`; a rule waiting that has one is reported too, so the list only
+/// shrinks.
+fn source_coverage(fixtures: &[SourceFixture], catalog: &Catalog, waiting: &[&str]) -> Vec<String> {
+    let asserted: BTreeSet<&str> = fixtures
+        .iter()
+        .flat_map(|f| f.sidecar.expect.producer.assertions.iter())
+        .map(|a| a.rule.as_str())
+        .collect();
+    let mut found = Vec::new();
+    for rule in catalog
+        .rules
+        .iter()
+        .filter(|r| r.checks.contains(&CheckKind::Source))
+    {
+        let has = asserted.contains(rule.id.as_str());
+        let waits = waiting.contains(&rule.id.as_str());
+        if has && waits {
+            found.push(format!(
+                "{}: it has a fixture assertion now: take it off SOURCE_RULES_WAITING",
+                rule.id
+            ));
+        } else if !has && !waits {
+            found.push(format!("{}: no fixture assertion tests it", rule.id));
+        }
+    }
+    found
+}
+
+/// Realistic mistakes on the golden of the Gemini CLI fixture, each failed under its rule.
+fn wrong_outputs() -> Result<(), Failed> {
+    let fixtures = load_fixtures(&root())?;
+    let fixture = fixtures
+        .iter()
+        .find(|f| f.name == "gemini-cli-json/real_session_01")
+        .ok_or("no Gemini CLI fixture")?;
+    let source = fixture.source()?;
+    let golden = String::from_utf8(fixture.expected()?.remove(0).1)?;
+    let mistakes = [
+        (
+            "[REDACTED_PROMPT]",
+            "[REDACTED_PROMPT] ",
+            "ASR-211",
+            "a trailing space added",
+        ),
+        (
+            "\"visibility\":\"summary\",\"summary\":",
+            "\"visibility\":\"full\",\"summary\":",
+            "ASR-214",
+            "a thought's summary called full reasoning",
+        ),
+        (
+            "{\"type\":\"reasoning\",\"visibility\":\"summary\",\"summary\":[\"Generating Specific Response: [REDACTED_THOUGHT]\"]}",
+            "{\"type\":\"reasoning\",\"visibility\":\"summary\",\"text\":\"Generating Specific Response: [REDACTED_THOUGHT]\",\"summary\":[]}",
+            "ASR-214",
+            "the summary put in reasoning text",
+        ),
+        (
+            "\"role\":\"user\",",
+            "\"role\":\"user\",\"conversation\":\"c9\",",
+            "ASR-227",
+            "an invalid output",
+        ),
+    ];
+    let mut found = Vec::new();
+    for (from, to, rule, what) in mistakes {
+        if !golden.contains(from) {
+            found.push(format!("{what}: the golden has no {from:?}"));
+            continue;
+        }
+        let wrong = golden.replacen(from, to, 1);
+        let failures = fixture.judge(&source, &[("", wrong.as_bytes())]);
+        let rules: BTreeSet<&str> = failures.iter().map(|f| f.rule.as_str()).collect();
+        if rules != BTreeSet::from([rule]) {
+            found.push(format!("{what}: failed under {rules:?}, not {rule} alone"));
+        }
+    }
+    problems(&found)
+}
