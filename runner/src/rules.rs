@@ -5,6 +5,7 @@ use anyhow::Result;
 use asr_suite::case::Case;
 use asr_suite::catalog::Catalog;
 use asr_suite::lint;
+use asr_suite::source::SourceFixture;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -16,7 +17,9 @@ pub struct Args {
     /// them; `json`, one JSON object, `{"catalog": ..., "cases": {RULE: {"positive": N,
     /// "negative": N}}, "clauses": {CLAUSE: {"negative": N, "cases": [...], "mutators": N}},
     /// "uncovered": [CLAUSE, ...]}`, where uncovered lists the clauses no negative case names
-    /// (a mutator does not cover a clause: it shows nothing about the validators under test).
+    /// (a mutator does not cover a clause: it shows nothing about the validators under test),
+    /// and `"producer": {RULE: {"fixtures": N, "assertions": N}}`, the source fixtures
+    /// (`cases/sources/`) with assertions under the rule.
     #[arg(long, value_enum, default_value_t = Format::Human, hide_possible_values = true)]
     format: Format,
     /// The corpus whose cases are counted (default: ./cases when it holds a catalog, else the corpus the kit carries).
@@ -26,23 +29,42 @@ pub struct Args {
 
 pub fn run(args: &Args) -> Result<u8> {
     let catalog = Catalog::embedded();
-    let (_, cases) = corpus::load(args.cases.as_deref())?;
+    let (root, cases) = corpus::load(args.cases.as_deref())?;
+    let fixtures = asr_suite::source::load_fixtures(&root.join("sources"))?;
     let mutators = asr_suite::fuzz::mutate::covered_clauses();
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    print(&mut out, args.format, catalog, &cases, &mutators)?;
+    let producer = producer_counts(&fixtures);
+    print(&mut out, args.format, catalog, &cases, &mutators, &producer)?;
     out.flush()?;
     Ok(exit::OK)
 }
 
+/// Per rule: the source fixtures with an assertion under it, and those assertions.
+fn producer_counts(fixtures: &[SourceFixture]) -> BTreeMap<String, (usize, usize)> {
+    let mut counts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for fixture in fixtures {
+        let mut seen = BTreeSet::new();
+        for assertion in &fixture.sidecar.expect.producer.assertions {
+            let entry = counts.entry(assertion.rule.clone()).or_default();
+            entry.1 += 1;
+            if seen.insert(assertion.rule.as_str()) {
+                entry.0 += 1;
+            }
+        }
+    }
+    counts
+}
+
 /// Prints the catalog with its cases; `mutators` holds the ids of the clauses that a mutator
-/// of valid streams breaks.
+/// of valid streams breaks, `producer` the fixtures and assertions per rule.
 fn print(
     out: &mut impl Write,
     format: Format,
     catalog: &Catalog,
     cases: &[Case],
     mutators: &BTreeSet<String>,
+    producer: &BTreeMap<String, (usize, usize)>,
 ) -> Result<()> {
     let counts = lint::counts(cases);
     let negatives = lint::clause_negatives(cases);
@@ -85,6 +107,10 @@ fn print(
                     "cases": rule_cases,
                     "clauses": clauses,
                     "uncovered": uncovered,
+                    "producer": producer
+                        .iter()
+                        .map(|(rule, (f, a))| (rule.as_str(), serde_json::json!({"fixtures": f, "assertions": a})))
+                        .collect::<BTreeMap<_, _>>(),
                 }),
             )?;
             writeln!(out)?;
@@ -93,8 +119,8 @@ fn print(
             let count = |id: &str| counts.get(id).copied().unwrap_or_default();
             writeln!(
                 out,
-                "{:<9} {:>3} {:>3}  {:<22} {:<32} {:<20} summary",
-                "rule", "y", "n", "levels", "roles", "checks"
+                "{:<9} {:>3} {:>3} {:>3}  {:<22} {:<32} {:<20} summary",
+                "rule", "y", "n", "p", "levels", "roles", "checks"
             )?;
             for rule in &catalog.rules {
                 let levels: Vec<_> = rule.levels.iter().map(|l| l.as_str()).collect();
@@ -106,9 +132,10 @@ fn print(
                     levels.join(", ")
                 };
                 let (y, n) = count(&rule.id);
+                let p = producer.get(&rule.id).map_or(0, |(f, _)| *f);
                 writeln!(
                     out,
-                    "{:<9} {y:>3} {n:>3}  {:<22} {:<32} {:<20} {}",
+                    "{:<9} {y:>3} {n:>3} {p:>3}  {:<22} {:<32} {:<20} {}",
                     rule.id,
                     levels,
                     roles.join(", "),
@@ -161,7 +188,7 @@ fn print(
             writeln!(out)?;
             writeln!(
                 out,
-                "y, n: positive and negative cases in the corpus that name the rule."
+                "y, n: positive and negative cases in the corpus that name the rule; p: source fixtures with an assertion under it."
             )?;
             writeln!(
                 out,
@@ -191,8 +218,18 @@ mod tests {
         let catalog = Catalog::embedded();
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
         let cases = asr_suite::case::load_corpus(&root).expect("the corpus loads");
+        let fixtures =
+            asr_suite::source::load_fixtures(&root.join("sources")).expect("the fixtures load");
         let mut out = Vec::new();
-        print(&mut out, format, catalog, &cases, mutators).expect("prints");
+        print(
+            &mut out,
+            format,
+            catalog,
+            &cases,
+            mutators,
+            &producer_counts(&fixtures),
+        )
+        .expect("prints");
         String::from_utf8(out).expect("UTF-8")
     }
 
@@ -234,6 +271,33 @@ mod tests {
         for (clause, _) in lint::CLAUSES_WITHOUT_A_NEGATIVE {
             assert!(last.contains(clause), "{last}");
         }
+    }
+
+    #[test]
+    fn the_source_fixtures_are_counted_per_rule() {
+        let text = printed(Format::Json, &BTreeSet::new());
+        let value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let asr_211 = &value["producer"]["ASR-211"];
+        assert!(
+            asr_211["fixtures"].as_u64().is_some_and(|n| n >= 1),
+            "{asr_211}"
+        );
+        assert!(asr_211["assertions"].as_u64() >= asr_211["fixtures"].as_u64());
+        assert!(
+            value["producer"].get("ASR-200").is_none(),
+            "no fixture asserts it"
+        );
+        let human = printed(Format::Human, &BTreeSet::new());
+        let line = human
+            .lines()
+            .find(|l| l.starts_with("ASR-211 "))
+            .expect("ASR-211");
+        let p: usize = line
+            .split_whitespace()
+            .nth(3)
+            .and_then(|n| n.parse().ok())
+            .expect("p");
+        assert!(p >= 1, "{line}");
     }
 
     #[test]
