@@ -13,10 +13,9 @@ use std::path::{Path, PathBuf};
 /// The rules that bind producers to the source and have no fixture assertion yet. The lint
 /// fails when one of them gets one, so the list only shrinks.
 const SOURCE_RULES_WAITING: &[&str] = &[
-    "ASR-201", "ASR-202", "ASR-203", "ASR-204", "ASR-207", "ASR-208", "ASR-209", "ASR-219",
-    "ASR-222", "ASR-225", "ASR-226", "ASR-229", "ASR-233", "ASR-237", "ASR-238", "ASR-402",
-    "ASR-403", "ASR-404", "ASR-405", "ASR-410", "ASR-414", "ASR-421", "ASR-422", "ASR-424",
-    "ASR-427",
+    "ASR-201", "ASR-204", "ASR-207", "ASR-208", "ASR-209", "ASR-219", "ASR-222", "ASR-225",
+    "ASR-226", "ASR-229", "ASR-233", "ASR-237", "ASR-238", "ASR-402", "ASR-403", "ASR-404",
+    "ASR-405", "ASR-414", "ASR-421", "ASR-422", "ASR-424", "ASR-427",
 ];
 
 fn root() -> PathBuf {
@@ -179,52 +178,123 @@ fn source_coverage(fixtures: &[SourceFixture], catalog: &Catalog, waiting: &[&st
     found
 }
 
-/// Realistic mistakes on the golden of the Gemini CLI fixture, each failed under its rule.
+/// Realistic mistakes on the goldens, each failed under its rule alone: the fixture, the
+/// text replaced (its first occurrence), the replacement, the rule and what the mistake is.
+const MISTAKES: &[(&str, &str, &str, &str, &str)] = &[
+    (
+        "gemini-cli-json/real_session_01",
+        "[REDACTED_PROMPT]",
+        "[REDACTED_PROMPT] ",
+        "ASR-211",
+        "a trailing space added",
+    ),
+    (
+        "gemini-cli-json/real_session_01",
+        "\"visibility\":\"summary\",\"summary\":",
+        "\"visibility\":\"full\",\"summary\":",
+        "ASR-214",
+        "a thought's summary called full reasoning",
+    ),
+    (
+        "gemini-cli-json/real_session_01",
+        "{\"type\":\"reasoning\",\"visibility\":\"summary\",\"summary\":[\"Generating Specific Response: [REDACTED_THOUGHT]\"]}",
+        "{\"type\":\"reasoning\",\"visibility\":\"summary\",\"text\":\"Generating Specific Response: [REDACTED_THOUGHT]\",\"summary\":[]}",
+        "ASR-214",
+        "the summary put in reasoning text",
+    ),
+    (
+        "gemini-cli-json/real_session_01",
+        "\"role\":\"user\",",
+        "\"role\":\"user\",\"conversation\":\"c9\",",
+        "ASR-227",
+        "an invalid output",
+    ),
+    (
+        "claude-code-jsonl/local_command_01",
+        "<local-command-stdout>\\u001b[2mCompacted",
+        "<local-command-stdout>Compacted",
+        "ASR-211",
+        "an ANSI escape stripped from command output",
+    ),
+    (
+        "claude-code-jsonl/local_command_01",
+        "\\n            <command-message>compact",
+        "\\n<command-message>compact",
+        "ASR-211",
+        "the indentation of a command line collapsed",
+    ),
+    (
+        "claude-code-jsonl/local_command_01",
+        "\"author\":\"harness\",\"origin\":\"injected\",\"content\":[{\"type\":\"text\",\"text\":\"Caveat:",
+        "\"author\":\"human\",\"origin\":\"injected\",\"content\":[{\"type\":\"text\",\"text\":\"Caveat:",
+        "ASR-202",
+        "an isMeta caveat called a person's words",
+    ),
+    (
+        "claude-code-jsonl/local_command_01",
+        "\"author\":\"harness\",\"origin\":\"injected\",\"content\":[{\"type\":\"text\",\"text\":\"<local-command-stdout>",
+        "\"origin\":\"injected\",\"content\":[{\"type\":\"text\",\"author\":\"human\",\"text\":\"<local-command-stdout>",
+        "ASR-202",
+        "command output called a person's words on its part",
+    ),
+    (
+        "claude-code-jsonl/compact_summary_01",
+        "\"author\":\"harness\"",
+        "\"author\":\"human\"",
+        "ASR-202",
+        "a compaction summary under role user called a person's words",
+    ),
+    (
+        "claude-code-jsonl/split_assistant_01",
+        "What would you like to work on today?\"",
+        "What would you like to work on today?\\n\"",
+        "ASR-211",
+        "a newline added when joining the lines of one response",
+    ),
+    (
+        "claude-code-jsonl/subagent_hook_context_01",
+        "\"author\":\"hook\"",
+        "\"author\":\"human\"",
+        "ASR-203",
+        "hook context under role user called a person's words",
+    ),
+    (
+        "claude-code-jsonl/subagent_hook_context_01",
+        "\u{2192}",
+        "->",
+        "ASR-211",
+        "an arrow in linter output replaced by ASCII",
+    ),
+    (
+        "claude-code-jsonl/subagent_hook_context_01",
+        "\"scope\":\"subagent\"",
+        "\"scope\":\"primary\"",
+        "ASR-410",
+        "a sidechain's stream called a top-level session",
+    ),
+];
+
 fn wrong_outputs() -> Result<(), Failed> {
     let fixtures = load_fixtures(&root())?;
-    let fixture = fixtures
-        .iter()
-        .find(|f| f.name == "gemini-cli-json/real_session_01")
-        .ok_or("no Gemini CLI fixture")?;
-    let source = fixture.source()?;
-    let golden = String::from_utf8(fixture.expected()?.remove(0).1)?;
-    let mistakes = [
-        (
-            "[REDACTED_PROMPT]",
-            "[REDACTED_PROMPT] ",
-            "ASR-211",
-            "a trailing space added",
-        ),
-        (
-            "\"visibility\":\"summary\",\"summary\":",
-            "\"visibility\":\"full\",\"summary\":",
-            "ASR-214",
-            "a thought's summary called full reasoning",
-        ),
-        (
-            "{\"type\":\"reasoning\",\"visibility\":\"summary\",\"summary\":[\"Generating Specific Response: [REDACTED_THOUGHT]\"]}",
-            "{\"type\":\"reasoning\",\"visibility\":\"summary\",\"text\":\"Generating Specific Response: [REDACTED_THOUGHT]\",\"summary\":[]}",
-            "ASR-214",
-            "the summary put in reasoning text",
-        ),
-        (
-            "\"role\":\"user\",",
-            "\"role\":\"user\",\"conversation\":\"c9\",",
-            "ASR-227",
-            "an invalid output",
-        ),
-    ];
     let mut found = Vec::new();
-    for (from, to, rule, what) in mistakes {
+    for &(name, from, to, rule, what) in MISTAKES {
+        let fixture = fixtures
+            .iter()
+            .find(|f| f.name == name)
+            .ok_or(format!("no fixture {name}"))?;
+        let source = fixture.source()?;
+        let golden = String::from_utf8(fixture.expected()?.remove(0).1)?;
         if !golden.contains(from) {
-            found.push(format!("{what}: the golden has no {from:?}"));
+            found.push(format!("{name}: {what}: the golden has no {from:?}"));
             continue;
         }
         let wrong = golden.replacen(from, to, 1);
         let failures = fixture.judge(&source, &[("", wrong.as_bytes())]);
         let rules: BTreeSet<&str> = failures.iter().map(|f| f.rule.as_str()).collect();
         if rules != BTreeSet::from([rule]) {
-            found.push(format!("{what}: failed under {rules:?}, not {rule} alone"));
+            found.push(format!(
+                "{name}: {what}: failed under {rules:?}, not {rule} alone"
+            ));
         }
     }
     problems(&found)
