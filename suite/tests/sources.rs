@@ -256,8 +256,8 @@ fn codex_and_pi_wrong_outputs() -> Result<(), Failed> {
         ),
         (
             "codex-rollout/crud_instructions_01",
-            r#"<environment_context>\n  <cwd>"#,
-            r#"<environment_context>\r\n  <cwd>"#,
+            r"<environment_context>\n  <cwd>",
+            r"<environment_context>\r\n  <cwd>",
             "ASR-211",
             "a line ending converted",
         ),
