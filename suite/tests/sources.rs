@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 /// The rules that bind producers to the source and have no fixture assertion yet. The lint
 /// fails when one of them gets one, so the list only shrinks.
 const SOURCE_RULES_WAITING: &[&str] = &[
-    "ASR-201", "ASR-204", "ASR-207", "ASR-208", "ASR-209", "ASR-219", "ASR-222", "ASR-225",
-    "ASR-226", "ASR-229", "ASR-233", "ASR-237", "ASR-238", "ASR-402", "ASR-403", "ASR-404",
-    "ASR-405", "ASR-414", "ASR-421", "ASR-422", "ASR-424", "ASR-427",
+    "ASR-204", "ASR-207", "ASR-208", "ASR-209", "ASR-219", "ASR-222", "ASR-225", "ASR-226",
+    "ASR-229", "ASR-233", "ASR-237", "ASR-238", "ASR-402", "ASR-404", "ASR-405", "ASR-414",
+    "ASR-421", "ASR-422", "ASR-424", "ASR-427",
 ];
 
 fn root() -> PathBuf {
@@ -68,6 +68,10 @@ fn main() {
     trials.push(Trial::test(
         "wrong_outputs_fail_under_the_rule_they_break",
         wrong_outputs,
+    ));
+    trials.push(Trial::test(
+        "codex_and_pi_wrong_outputs_fail_under_the_rule_they_break",
+        codex_and_pi_wrong_outputs,
     ));
     libtest_mimic::run(&args, trials).exit();
 }
@@ -275,9 +279,15 @@ const MISTAKES: &[(&str, &str, &str, &str, &str)] = &[
 ];
 
 fn wrong_outputs() -> Result<(), Failed> {
+    problems(&misjudged(MISTAKES)?)
+}
+
+/// Each mistake (fixture, text of its golden, the replacement, rule, what) made on the
+/// golden, that is not failed under its rule alone, in words.
+fn misjudged(mistakes: &[(&str, &str, &str, &str, &str)]) -> Result<Vec<String>, Failed> {
     let fixtures = load_fixtures(&root())?;
     let mut found = Vec::new();
-    for &(name, from, to, rule, what) in MISTAKES {
+    for &(name, from, to, rule, what) in mistakes {
         let fixture = fixtures
             .iter()
             .find(|f| f.name == name)
@@ -292,10 +302,98 @@ fn wrong_outputs() -> Result<(), Failed> {
         let failures = fixture.judge(&source, &[("", wrong.as_bytes())]);
         let rules: BTreeSet<&str> = failures.iter().map(|f| f.rule.as_str()).collect();
         if rules != BTreeSet::from([rule]) {
+            let messages: Vec<&str> = failures.iter().map(|f| f.message.as_str()).collect();
             found.push(format!(
-                "{name}: {what}: failed under {rules:?}, not {rule} alone"
+                "{name}: {what}: failed under {rules:?}, not {rule} alone: {messages:?}"
             ));
         }
     }
-    problems(&found)
+    Ok(found)
+}
+
+/// Realistic mistakes on the goldens of the Codex and pi fixtures, each failed under its rule
+/// alone: (fixture, text of the golden, its replacement, rule, what).
+fn codex_and_pi_wrong_outputs() -> Result<(), Failed> {
+    let second_child = r#"{"type":"message","seq":7,"id":"r7","ts":"2026-02-03T22:04:15.509Z","messageId":"b90647f9","role":"user","content":[{"type":"text","text":"instead write a limerick to limerick.txt"}]}
+"#;
+    let mistakes = [
+        (
+            "codex-rollout/crud_instructions_01",
+            r#""role":"developer","author":"harness""#,
+            r#""role":"user","author":"harness""#,
+            "ASR-201",
+            "the developer instructions put on the user channel",
+        ),
+        (
+            "codex-rollout/crud_instructions_01",
+            r#""author":"harness","origin":"injected","content":[{"type":"text","text":"<environment_context>"#,
+            r#""author":"human","origin":"prompt","content":[{"type":"text","text":"<environment_context>"#,
+            "ASR-202",
+            "the environment snapshot under role user taken for a person's words",
+        ),
+        (
+            "codex-rollout/crud_instructions_01",
+            r"<environment_context>\n  <cwd>",
+            r"<environment_context>\r\n  <cwd>",
+            "ASR-211",
+            "a line ending converted",
+        ),
+        (
+            "codex-rollout/crud_reasoning_01",
+            r#""visibility":"summary","summary":["**Planning file operations and command sequence**"]"#,
+            r#""visibility":"full","text":"**Planning file operations and command sequence**","summary":[]"#,
+            "ASR-214",
+            "a summary segment made full reasoning text",
+        ),
+        (
+            "codex-rollout/crud_reasoning_01",
+            r#""visibility":"encrypted","summary":[]"#,
+            r#""visibility":"full","summary":[]"#,
+            "ASR-214",
+            "an encrypted item with an empty summary called full reasoning",
+        ),
+        (
+            "codex-rollout/crud_reasoning_01",
+            r#""text":"Created `JOKE.md`"#,
+            r#""text":"Created JOKE.md"#,
+            "ASR-211",
+            "Markdown stripped from the answer",
+        ),
+        (
+            "pi-session-jsonl/branched_01",
+            r#""startedAt":"2026-02-03T22:03:00.318Z""#,
+            r#""startedAt":"2026-02-03T22:03:00.318Z","lineage":{"forkedFrom":{"session":"pi:a9642bdf-2c10-4503-abb2-081990e56318","record":"messageId=5b978642","evidence":"native_structure"}}"#,
+            "ASR-403",
+            "the in-file branch made a fork of another session",
+        ),
+        (
+            "pi-session-jsonl/branched_01",
+            r#""startedAt":"2026-02-03T22:03:00.318Z""#,
+            r#""startedAt":"2026-02-03T22:03:00.318Z","scope":"subagent""#,
+            "ASR-410",
+            "scope subagent inferred from the entries' parent pointers",
+        ),
+        (
+            "pi-session-jsonl/branched_01",
+            second_child,
+            "",
+            "ASR-211",
+            "only the first path of the branch kept",
+        ),
+        (
+            "pi-session-jsonl/first_turn_01",
+            r#""messageId":"a768ec1f","role":"user","#,
+            r#""messageId":"a768ec1f","role":"user","author":"human","#,
+            "ASR-202",
+            "role user taken for a person's words",
+        ),
+        (
+            "pi-session-jsonl/first_turn_01",
+            r#"light\n```""#,
+            r#"light\n```\n""#,
+            "ASR-211",
+            "a final newline added to the answer",
+        ),
+    ];
+    problems(&misjudged(&mistakes)?)
 }
