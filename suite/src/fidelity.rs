@@ -33,6 +33,7 @@
 //! assert_eq!(rules, ["ASR-211", "ASR-202", "ASR-219"]);
 //! ```
 
+use crate::json::same;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -376,19 +377,6 @@ fn bounds_text(bounds: Bounds) -> String {
         Some(max) if max == bounds.min => format!("expected exactly {max}"),
         Some(max) => format!("expected {} to {max}", bounds.min),
         None => format!("expected at least {}", bounds.min),
-    }
-}
-
-/// Equal, JSON types kept apart (`1` is not `1.0`, `true` is not `1`).
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-        }
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same(v, w))
-        }
-        _ => a == b && std::mem::discriminant(a) == std::mem::discriminant(b),
     }
 }
 

@@ -289,6 +289,29 @@ impl Tracker<'_> {
     }
 }
 
+/// Equal, JSON types kept apart (`1` is not `1.0`, `true` is not `1`): how readings and
+/// fidelity assertions compare values.
+///
+/// ```
+/// use asr_suite::json::same;
+/// use serde_json::json;
+///
+/// assert!(same(&json!({"a": [1, "x"]}), &json!({"a": [1, "x"]})));
+/// assert!(!same(&json!(1), &json!(1.0)));
+/// assert!(!same(&json!(true), &json!(1)));
+/// ```
+pub fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same(v, w))
+        }
+        _ => a == b && std::mem::discriminant(a) == std::mem::discriminant(b),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

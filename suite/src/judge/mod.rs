@@ -9,6 +9,7 @@ use crate::case::{Case, Verdict, Violation};
 use crate::catalog::Catalog;
 use crate::conformance::{Attribution, Failure, Outcome};
 use crate::diagnostic::{Severity, push_token};
+use crate::json::same;
 use crate::protocol::{ReadingAnswer, StreamAnswer};
 use members::Kinds;
 use serde_json::Value;
@@ -371,19 +372,6 @@ fn compare_at(
             }
         }
         _ => out.push(mismatch(pointer, Some(expected), actual, kinds)),
-    }
-}
-
-/// Equal, JSON types kept apart (`true` is not `1`).
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-        }
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same(v, w))
-        }
-        _ => a == b && std::mem::discriminant(a) == std::mem::discriminant(b),
     }
 }
 
