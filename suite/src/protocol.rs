@@ -222,12 +222,20 @@ impl Reply {
             return Some("the started message names no implementation (an empty name)".into());
         }
         let catalog = crate::catalog::Catalog::embedded();
-        rule_aliases
-            .iter()
-            .find(|(_, rule)| !catalog.knows(rule))
-            .map(|(own, rule)| {
-                format!("ruleAliases maps {own:?} to {rule:?}, which is no id of the catalog")
-            })
+        rule_aliases.iter().find_map(|(own, rule)| {
+            if catalog.knows(own) {
+                // An alias may not redirect the catalog's own ids to others.
+                Some(format!(
+                    "ruleAliases maps {own:?}, an id of the catalog itself"
+                ))
+            } else if catalog.knows(rule) {
+                None
+            } else {
+                Some(format!(
+                    "ruleAliases maps {own:?} to {rule:?}, which is no id of the catalog"
+                ))
+            }
+        })
     }
 }
 
@@ -397,6 +405,8 @@ mod tests {
         );
         let bad = started(r#","ruleAliases":{"DUP":"ASR-X-999"}"#).started_problem();
         assert!(bad.is_some_and(|p| p.contains("ASR-X-999")));
+        let redirect = started(r#","ruleAliases":{"ASR-212":"ASR-231"}"#).started_problem();
+        assert!(redirect.is_some_and(|p| p.contains("an id of the catalog itself")));
         let nameless: Reply = serde_json::from_str(
             r#"{"type":"started","protocol":1,"implementation":{"name":"","version":"1","language":"go"},"roles":[],"formatVersions":[]}"#,
         )

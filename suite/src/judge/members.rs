@@ -30,9 +30,10 @@ pub struct Kinds {
     record_tags: BTreeMap<String, Vec<String>>,
     /// Each message part's tags (its kind; `reasoning-only`, `summary`), by record and index.
     part_tags: BTreeMap<(String, usize), Vec<String>>,
-    /// Each reasoning part's readable text (its `text` and `summary` segments): an index
-    /// holding anything else leaks what must stay out of it (`reasoning-leak`).
-    readable: BTreeMap<(String, usize), Vec<String>>,
+    /// Each reasoning part's readable text (its `text` and `summary` segments), as digests so
+    /// that a large stream's reasoning is not kept: an index holding anything else leaks what
+    /// must stay out of it (`reasoning-leak`).
+    readable: BTreeMap<(String, usize), Vec<u64>>,
 }
 
 impl Kinds {
@@ -112,7 +113,7 @@ impl Kinds {
                             .into_iter()
                             .chain(summary.into_iter().flatten())
                             .filter_map(Value::as_str)
-                            .map(str::to_owned)
+                            .map(digest)
                             .collect();
                         kinds.readable.insert(key.clone(), texts);
                     }
@@ -154,7 +155,7 @@ impl Kinds {
                     };
                     if strings
                         .iter()
-                        .any(|v| v.as_str().is_none_or(|t| !readable.iter().any(|r| r == t)))
+                        .any(|v| v.as_str().is_none_or(|t| !readable.contains(&digest(t))))
                     {
                         tags.push("reasoning-leak".into());
                     }
@@ -168,6 +169,14 @@ impl Kinds {
             .find(|(tag, _)| tag == "*" || tags.contains(tag))
             .map(|(_, rule)| rule.clone())
     }
+}
+
+/// A digest of a text, to tell whether a value read is one of a part's texts.
+fn digest(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// A part's tags: its kind, and what else decides which rule reads it.
@@ -394,6 +403,22 @@ mod tests {
             Some("ASR-220"),
             "a reasoning-only message"
         );
+    }
+
+    #[test]
+    fn a_stream_that_is_no_stream_gives_no_kinds_and_no_panic() {
+        let deep = format!("{}{}\n", "[".repeat(10_000), "]".repeat(10_000));
+        for bytes in [
+            &b""[..],
+            b"not json\n{\"type\":",
+            b"\xff\xfe\n[1,2]\n",
+            deep.as_bytes(),
+        ] {
+            let kinds = Kinds::of_stream(bytes);
+            assert!(kinds.records.is_empty());
+            assert_eq!(kinds.rule("/session/root").as_deref(), Some("ASR-401"));
+            assert_eq!(kinds.rule("/records/r1/originality"), None);
+        }
     }
 
     #[test]
