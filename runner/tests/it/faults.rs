@@ -424,8 +424,10 @@ fn diff_with_an_adapter_that_does_not_read_its_input_finishes() {
         "reference",
         "--adapter",
         &command,
+        // Long enough for a Python adapter to start on a loaded machine: the timeout also
+        // bounds the answer to `start`.
         "--timeout",
-        "2",
+        "4",
         "--out",
         &out.to_string_lossy(),
     ]);
