@@ -6,6 +6,7 @@ use crate::role::RoleArg;
 use crate::run::adapter::Talk;
 use crate::run::side::{Answer, Side};
 use crate::run::supervise;
+use crate::timeouts::TimeoutArgs;
 use crate::{corpus, exit};
 use anyhow::{Context, Result, bail};
 use asr_suite::case::{Case, Expect, Provenance, Sidecar, Status};
@@ -18,7 +19,6 @@ use asr_suite::render::escape_controls;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::PathBuf;
-use std::time::Duration;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -34,9 +34,8 @@ pub struct Args {
     /// Only corpus cases whose name matches this glob.
     #[arg(long, value_name = "GLOB")]
     case: Option<String>,
-    /// Seconds to wait for each answer.
-    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
-    timeout: f64,
+    #[command(flatten)]
+    timeouts: TimeoutArgs,
     /// Where to write the reports of the comparison (report.json, report.md, report.html, ...).
     #[arg(long, value_name = "DIR", default_value = "asr-ctk-diff")]
     out: PathBuf,
@@ -52,10 +51,7 @@ pub fn run(args: &Args) -> Result<u8> {
         args.adapters.len() == 2,
         "give --adapter exactly twice: the two implementations to compare"
     );
-    anyhow::ensure!(
-        args.timeout > 0.0 && args.timeout.is_finite(),
-        "--timeout must be a positive number of seconds"
-    );
+    let timeouts = args.timeouts.timeouts()?;
     let role = args.role.protocol();
     let (root, corpus) = corpus::load(args.cases.as_deref())?;
     let subjects = subjects(args, &corpus, role)?;
@@ -66,7 +62,8 @@ pub fn run(args: &Args) -> Result<u8> {
         .map(|a| command(a, limits))
         .collect::<Result<_>>()?;
     let talk = Talk {
-        timeout: Duration::from_secs_f64(args.timeout),
+        timeout: timeouts.answer(role),
+        start_timeout: timeouts.start,
         max_reply_bytes: limits.max_reply_bytes,
         check: None,
     };

@@ -10,6 +10,7 @@ use crate::role::RoleArg;
 use crate::run::adapter::Talk;
 use crate::run::side::{Answer, OneShotSide, Side};
 use crate::run::supervise;
+use crate::timeouts::TimeoutArgs;
 use anyhow::{Context, Result};
 use arbitrary::Unstructured;
 use asr_suite::case::{
@@ -50,9 +51,8 @@ pub struct Args {
     /// Where found cases go (`OUT/found/`).
     #[arg(long, value_name = "DIR", default_value = "asr-ctk-fuzz")]
     out: PathBuf,
-    /// Seconds to wait for each answer.
-    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
-    timeout: f64,
+    #[command(flatten)]
+    timeouts: TimeoutArgs,
     /// Cases written for one kind and rule of disagreement, at most (later ones are counted).
     #[arg(long, value_name = "N", default_value_t = 1)]
     keep: usize,
@@ -102,10 +102,7 @@ struct Tally {
 }
 
 pub fn run(args: &Args) -> Result<u8> {
-    anyhow::ensure!(
-        args.timeout > 0.0 && args.timeout.is_finite(),
-        "--timeout must be a positive number of seconds"
-    );
+    let timeouts = args.timeouts.timeouts()?;
     anyhow::ensure!(
         (1..=MAX_JOBS).contains(&args.jobs),
         "--jobs must be from 1 to {MAX_JOBS}"
@@ -121,7 +118,8 @@ pub fn run(args: &Args) -> Result<u8> {
         crate::run::adapter_command(&args.adapter)?
     };
     let talk = Talk {
-        timeout: Duration::from_secs_f64(args.timeout),
+        timeout: timeouts.answer(args.role.protocol()),
+        start_timeout: timeouts.start,
         max_reply_bytes: limits.max_reply_bytes,
         check: None,
     };
@@ -166,7 +164,8 @@ pub fn run(args: &Args) -> Result<u8> {
                 // Counted out however the job ends, a panic included, so the wait below ends.
                 let _running = Running(&shared.running);
                 let talk = Talk {
-                    timeout: Duration::from_secs_f64(args.timeout),
+                    timeout: timeouts.answer(args.role.protocol()),
+                    start_timeout: timeouts.start,
                     max_reply_bytes: limits.max_reply_bytes,
                     check: None,
                 };

@@ -15,6 +15,7 @@ mod role;
 mod rules;
 mod run;
 mod spec_check;
+mod timeouts;
 mod validate;
 mod walk;
 

@@ -63,8 +63,10 @@ pub trait ProtocolCheck: Sync {
 /// How an adapter is talked to.
 #[derive(Clone, Copy)]
 pub struct Talk<'a> {
-    /// How long to wait for each answer (and for `started`).
+    /// How long to wait for each answer.
     pub timeout: Duration,
+    /// How long to wait for `started`.
+    pub start_timeout: Duration,
     /// The longest reply line read; a longer one is a protocol error.
     pub max_reply_bytes: usize,
     /// Schema checks of every message, when asked for.
@@ -156,7 +158,11 @@ impl Persistent {
             protocol: PROTOCOL_VERSION,
             kit: kit(),
         };
-        let fault = match adapter.exchange(&start, talk) {
+        let handshake = Talk {
+            timeout: talk.start_timeout,
+            ..talk
+        };
+        let fault = match adapter.exchange(&start, handshake) {
             Ok(reply @ Reply::Started { protocol, .. }) if protocol == PROTOCOL_VERSION => {
                 match reply.started_problem() {
                     None => return Ok((adapter, reply)),
@@ -172,7 +178,7 @@ impl Persistent {
             )),
             Err(Fault::Timeout(_)) => Fault::Timeout(format!(
                 "the adapter did not answer start within {} s",
-                talk.timeout.as_secs_f64()
+                talk.start_timeout.as_secs_f64()
             )),
             Err(other) => other,
         };

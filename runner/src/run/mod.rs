@@ -11,6 +11,7 @@ pub use write::stream_files;
 
 use crate::limits::LimitArgs;
 use crate::role::RoleArg;
+use crate::timeouts::TimeoutArgs;
 use crate::{corpus, exit};
 use adapter::{Fault, ProtocolCheck, Talk};
 use anyhow::{Context, Result};
@@ -49,9 +50,8 @@ pub struct Args {
     /// Only cases for this role (default: every role, validator first, then reader).
     #[arg(long, value_enum)]
     role: Option<RoleArg>,
-    /// Seconds to wait for each answer (and for `started`).
-    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
-    timeout: f64,
+    #[command(flatten)]
+    timeouts: TimeoutArgs,
     /// How many times a crashed, hung or misbehaving adapter is restarted in one run.
     #[arg(long, value_name = "N", default_value_t = 10)]
     max_restarts: usize,
@@ -116,10 +116,7 @@ pub fn run(args: &Args) -> Result<u8> {
         Some(line) => adapter_command(line)?,
         None => reference_command(limits)?,
     };
-    anyhow::ensure!(
-        args.timeout > 0.0 && args.timeout.is_finite(),
-        "--timeout must be a positive number of seconds"
-    );
+    let timeouts = args.timeouts.timeouts()?;
     anyhow::ensure!(args.jobs >= 1, "--jobs must be at least 1");
     let expectations = args.expect.as_deref().map(expect::load).transpose()?;
     let checker = args.validate_protocol.then(SchemaCheck::new).transpose()?;
@@ -127,7 +124,8 @@ pub fn run(args: &Args) -> Result<u8> {
     let settings = Settings {
         argv: command.clone(),
         talk: Talk {
-            timeout: Duration::from_secs_f64(args.timeout),
+            timeout: timeouts.answer,
+            start_timeout: timeouts.start,
             max_reply_bytes: limits.max_reply_bytes,
             check: checker.as_ref().map(|c| c as &dyn ProtocolCheck),
         },

@@ -84,7 +84,7 @@ fn expected_cases() -> usize {
 #[test]
 fn an_adapter_that_never_answers_start_is_a_harness_failure_said_once() {
     let started = std::time::Instant::now();
-    let (output, report) = run("never_starts", &["--timeout", "1"], &[]);
+    let (output, report) = run("never_starts", &["--start-timeout", "1"], &[]);
     assert_eq!(output.status.code(), Some(3), "{output:?}");
     assert_eq!(
         report.cases.len(),
@@ -317,8 +317,13 @@ fn a_wrong_number_of_stream_answers_is_a_protocol_error() {
 }
 
 #[test]
-fn a_slow_start_within_the_timeout_is_fine() {
-    let (output, report) = run("slow_start", &["--timeout", "4"], &[]);
+fn a_slow_start_within_the_start_timeout_is_fine_though_longer_than_an_answers() {
+    // The adapter takes 2 s to start; each answer may take 1.9 s.
+    let (output, report) = run(
+        "slow_start",
+        &["--timeout", "1.9", "--start-timeout", "20"],
+        &[],
+    );
     assert_eq!(
         count(&report, Outcome::Pass) + count(&report, Outcome::Fail),
         expected_cases(),
@@ -424,10 +429,8 @@ fn diff_with_an_adapter_that_does_not_read_its_input_finishes() {
         "reference",
         "--adapter",
         &command,
-        // Long enough for a Python adapter to start on a loaded machine: the timeout also
-        // bounds the answer to `start`.
         "--timeout",
-        "4",
+        "2",
         "--out",
         &out.to_string_lossy(),
     ]);
