@@ -46,6 +46,9 @@ pub struct FixtureSidecar {
     pub provenance: FixtureProvenance,
     /// What a producer's output must be.
     pub expect: FixtureExpect,
+    /// Realistic mistakes a producer could make on this source, each of which the fixture
+    /// fails under its rule alone: the negatives its assertions guard against.
+    pub mistakes: Vec<Mistake>,
     /// Whether its assertions are settled.
     pub status: Status,
 }
@@ -67,6 +70,20 @@ pub enum FixtureProvenance {
         /// What it is modelled on.
         note: String,
     },
+}
+
+/// A wrong output: the golden with one text replaced.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mistake {
+    /// The one rule the wrong output breaks.
+    pub rule: String,
+    /// The mistake, in words.
+    pub what: String,
+    /// A text of the golden (its first stream); its first occurrence is replaced.
+    pub replace: String,
+    /// What replaces it.
+    pub with: String,
 }
 
 /// Expectations of a fixture, per role.
@@ -190,6 +207,37 @@ impl SourceFixture {
                 }),
         );
         failures
+    }
+}
+
+impl SourceFixture {
+    /// Each of the fixture's mistakes that it does not fail under its rule alone, in words.
+    pub fn misjudged(&self) -> Result<Vec<String>, FixtureError> {
+        let source = self.source()?;
+        let golden = self.expected()?.into_iter().next().unwrap_or_default();
+        let mut found = Vec::new();
+        for mistake in &self.sidecar.mistakes {
+            let text = String::from_utf8_lossy(&golden.1);
+            if !text.contains(&mistake.replace) {
+                found.push(format!(
+                    "{}: the golden has no {:?}",
+                    mistake.what, mistake.replace
+                ));
+                continue;
+            }
+            let wrong = text.replacen(&mistake.replace, &mistake.with, 1);
+            let failures = self.judge(&source, &[(golden.0.as_str(), wrong.as_bytes())]);
+            let rules: std::collections::BTreeSet<&str> =
+                failures.iter().map(|f| f.rule.as_str()).collect();
+            if rules.len() != 1 || !rules.contains(mistake.rule.as_str()) {
+                let messages: Vec<&str> = failures.iter().map(|f| f.message.as_str()).collect();
+                found.push(format!(
+                    "{}: failed under {rules:?}, not {} alone: {messages:?}",
+                    mistake.what, mistake.rule
+                ));
+            }
+        }
+        Ok(found)
     }
 }
 
