@@ -16,16 +16,19 @@ pub enum AdapterCommand {
     Reference {
         #[command(flatten)]
         limits: LimitArgs,
+        /// One-shot producer cases: the source's files, as the kit gives them.
+        #[arg(value_name = "FILE")]
+        files: Vec<std::path::PathBuf>,
     },
 }
 
 pub fn run(command: &AdapterCommand) -> Result<u8> {
     match command {
-        AdapterCommand::Reference { limits } => reference_adapter(limits),
+        AdapterCommand::Reference { limits, files } => reference_adapter(limits, files),
     }
 }
 
-fn reference_adapter(limits: &LimitArgs) -> Result<u8> {
+fn reference_adapter(limits: &LimitArgs, files: &[std::path::PathBuf]) -> Result<u8> {
     let limits = limits.limits()?;
     let mut options = CheckOptions::default();
     options.max_line_bytes = limits.max_line_bytes;
@@ -36,6 +39,21 @@ fn reference_adapter(limits: &LimitArgs) -> Result<u8> {
         return Ok(exit::OK);
     }
     if let Some(role) = std::env::var_os("ASR_CTK_ROLE") {
+        if role == "producer" {
+            let case = std::env::var("ASR_CTK_CASE").unwrap_or_default();
+            let mut source = Vec::with_capacity(files.len());
+            for path in files {
+                let bytes = std::fs::read(path)
+                    .with_context(|| format!("failed to read {}", path.display()))?;
+                let name = path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                source.push((name, bytes));
+            }
+            send(&mut out, &reference::produce_oneshot(&case, &source))?;
+            return Ok(exit::OK);
+        }
         let role = if role == "reader" {
             ProtocolRole::Reader
         } else {

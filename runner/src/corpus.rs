@@ -35,6 +35,22 @@ pub fn load(given: Option<&Path>) -> Result<(PathBuf, Vec<Case>)> {
     Ok((root, cases))
 }
 
+/// Every case of the corpus, and a producer case for each source fixture (`sources/`).
+pub fn load_with_sources(given: Option<&Path>) -> Result<(PathBuf, Vec<Case>)> {
+    let (root, mut cases) = load(given)?;
+    let dir = root.join(asr_suite::source::SOURCES_DIR);
+    let fixtures = asr_suite::source::load_fixtures(&dir)
+        .with_context(|| format!("failed to load the source fixtures in {}", dir.display()))?;
+    for fixture in &fixtures {
+        cases.push(
+            fixture
+                .as_case()
+                .with_context(|| format!("failed to load the source fixture {}", fixture.name))?,
+        );
+    }
+    Ok((root, cases))
+}
+
 /// A glob given with `flag`, compiled.
 pub fn pattern(glob: Option<&str>, flag: &str) -> Result<Option<glob::Pattern>> {
     glob.map(glob::Pattern::new)

@@ -361,6 +361,7 @@ fn subjects(args: &Args, corpus: &[Case], role: ProtocolRole) -> Result<Vec<Case
                     status: Status::Stable,
                     decision: None,
                 },
+                fixture: None,
             })
             .collect());
     }

@@ -549,6 +549,7 @@ impl Target {
                 Subject::Broken { rule, .. } => vec![rule.clone()],
                 Subject::Valid => Vec::new(),
             },
+            format: None,
             streams: inputs,
         };
         match self.side.ask(&request, &Target::path(base, 0), talk)? {

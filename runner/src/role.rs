@@ -29,3 +29,25 @@ impl RoleArg {
         }
     }
 }
+
+/// A role `run` puts an implementation through: the stream roles, and producer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RunRole {
+    /// Says whether streams are valid, with findings by rule.
+    Validator,
+    /// Says how it understood streams: a reading.
+    Reader,
+    /// Converts native sources (the kit's source fixtures) into streams.
+    Producer,
+}
+
+impl RunRole {
+    /// The role in the protocol's terms.
+    pub fn protocol(self) -> ProtocolRole {
+        match self {
+            RunRole::Validator => ProtocolRole::Validator,
+            RunRole::Reader => ProtocolRole::Reader,
+            RunRole::Producer => ProtocolRole::Producer,
+        }
+    }
+}

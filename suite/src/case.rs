@@ -198,6 +198,9 @@ pub struct Case {
     pub streams: Vec<(String, PathBuf)>,
     /// The sidecar.
     pub sidecar: Sidecar,
+    /// A producer case's source fixture (`cases/sources/`): its `streams` are the source's
+    /// files, and it is judged by the fixture's assertions.
+    pub fixture: Option<Box<crate::source::SourceFixture>>,
 }
 
 /// Failure to load a case.
@@ -330,6 +333,7 @@ pub fn load_case(root: &Path, sidecar_path: &Path) -> Result<Case, CaseError> {
         sidecar_path: sidecar_path.to_owned(),
         streams,
         sidecar,
+        fixture: None,
     })
 }
 

@@ -91,6 +91,11 @@ pub enum Failure {
     Reading,
     /// A reader refused a stream it must read, or read one it must refuse.
     Refusal,
+    /// A producer wrote a stream that is not valid (the stream checker's finding).
+    Invalid,
+    /// A producer's output says something of its source it must not (a fidelity assertion
+    /// failed).
+    Fidelity,
 }
 
 impl Failure {
@@ -101,6 +106,8 @@ impl Failure {
             Failure::OverStrict => "over-strict",
             Failure::Reading => "reading",
             Failure::Refusal => "refusal",
+            Failure::Invalid => "invalid",
+            Failure::Fidelity => "fidelity",
         }
     }
 }
@@ -347,6 +354,28 @@ pub struct RuleResult {
     pub errored: usize,
     /// The verdict.
     pub verdict: RuleVerdict,
+    /// The same, over the cases of each role that has any (a validator's, a reader's and a
+    /// producer's results kept apart): the verdict above holds them all.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub by_role: BTreeMap<ProtocolRole, RoleResult>,
+}
+
+/// One rule's results over the cases of one role.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RoleResult {
+    /// Cases of the role naming the rule, run or skipped.
+    pub cases: usize,
+    /// Of those: passed.
+    pub passed: usize,
+    /// Cases of the role with a failure charged to the rule.
+    pub failed: usize,
+    /// Skipped.
+    pub skipped: usize,
+    /// Errored, timed out, crashed or broke the protocol.
+    pub errored: usize,
+    /// The verdict over them.
+    pub verdict: RuleVerdict,
 }
 
 /// Who was tested, and how.
@@ -449,15 +478,7 @@ fn rule_results(
     cases: &[CaseResult],
     roles: &[ProtocolRole],
 ) -> Vec<RuleResult> {
-    let plays = |binds: &[Role]| {
-        roles.iter().any(|r| match r {
-            ProtocolRole::Validator => binds.contains(&Role::Validator),
-            ProtocolRole::Reader => {
-                binds.contains(&Role::Reader) || binds.contains(&Role::Consumer)
-            }
-            ProtocolRole::Producer => binds.contains(&Role::Producer),
-        })
-    };
+    let plays = |binds: &[Role]| roles.iter().any(|r| plays_one(*r, binds));
     let stated = catalog.rules.iter().map(|r| {
         let levels: Vec<String> = r.levels.iter().map(|l| l.as_str().to_owned()).collect();
         let roles: Vec<String> = r.roles.iter().map(|x| x.as_str().to_owned()).collect();
@@ -466,79 +487,155 @@ fn rule_results(
             || r.levels
                 .iter()
                 .any(|l| matches!(l, Level::Must | Level::MustNot));
-        (r.id.clone(), levels, roles, plays(&r.roles), must)
+        (r.id.clone(), levels, roles, r.roles.clone(), must)
     });
     let inferred = catalog.inferred.iter().map(|x| {
         (
             x.id.clone(),
             vec!["inferred".to_owned()],
             vec!["validator".to_owned()],
-            plays(&[Role::Validator]),
+            vec![Role::Validator],
             true,
         )
     });
     stated
         .chain(inferred)
-        .map(|(rule, levels, rule_roles, applicable, must)| {
-            let mine: Vec<&CaseResult> = cases.iter().filter(|c| c.rules.contains(&rule)).collect();
-            let count = |f: &dyn Fn(Outcome) -> bool| mine.iter().filter(|c| f(c.outcome)).count();
-            let passed = count(&|o| o == Outcome::Pass);
-            let skipped = count(&|o| o == Outcome::Skipped);
-            let errored = count(&|o| o.is_failure() && o != Outcome::Fail);
-            let not_run = count(&|o| o == Outcome::NotRun);
-            // Failures charged to this rule, by whatever case they happened on.
-            let charged: Vec<(&CaseResult, &Attribution)> = cases
-                .iter()
-                .flat_map(|c| c.attributions.iter().map(move |a| (c, a)))
-                .filter(|(_, a)| a.rule.as_deref() == Some(rule.as_str()))
-                .collect();
-            let cases_with = |f: &dyn Fn(&Attribution) -> bool| {
-                let mut names: Vec<(&str, ProtocolRole)> = charged
-                    .iter()
-                    .filter(|(_, a)| f(a))
-                    .map(|(c, _)| (c.name.as_str(), c.role))
-                    .collect();
-                names.sort_unstable();
-                names.dedup();
-                names.len()
-            };
-            let failed = cases_with(&|_| true);
-            let lenient = cases_with(&|a| a.kind == Failure::Lenient);
-            let over_strict = cases_with(&|a| a.kind == Failure::OverStrict);
-            let hard = cases_with(&Attribution::is_hard);
-            let mut decisions: Vec<String> = charged
-                .iter()
-                .filter_map(|(_, a)| a.decision.clone())
-                .collect();
-            decisions.sort();
-            decisions.dedup();
-            let verdict = if !applicable {
-                RuleVerdict::NotApplicable
-            } else if (hard > 0 || errored > 0) && must {
-                RuleVerdict::NonConformant
-            } else if failed + errored > 0 {
-                RuleVerdict::NonStrict
-            } else if passed == 0 {
-                RuleVerdict::Untested
-            } else {
-                RuleVerdict::Conformant
-            };
+        .map(|(rule, levels, rule_roles, binds, must)| {
+            let all = tally(&rule, cases, None, plays(&binds), must);
+            let mut by_role = BTreeMap::new();
+            for role in [
+                ProtocolRole::Validator,
+                ProtocolRole::Reader,
+                ProtocolRole::Producer,
+            ] {
+                let applicable = roles.contains(&role) && plays_one(role, &binds);
+                let one = tally(&rule, cases, Some(role), applicable, must);
+                if one.cases + one.failed > 0 {
+                    by_role.insert(role, one.role_result());
+                }
+            }
             RuleResult {
                 rule,
                 levels,
                 roles: rule_roles,
-                cases: mine.len() - not_run,
-                passed,
-                failed,
-                lenient,
-                over_strict,
-                decisions,
-                skipped,
-                errored,
-                verdict,
+                cases: all.cases,
+                passed: all.passed,
+                failed: all.failed,
+                lenient: all.lenient,
+                over_strict: all.over_strict,
+                decisions: all.decisions,
+                skipped: all.skipped,
+                errored: all.errored,
+                verdict: all.verdict,
+                by_role,
             }
         })
         .collect()
+}
+
+/// Whether an implementation playing `role` is bound by a rule binding `binds`.
+fn plays_one(role: ProtocolRole, binds: &[Role]) -> bool {
+    match role {
+        ProtocolRole::Validator => binds.contains(&Role::Validator),
+        ProtocolRole::Reader => binds.contains(&Role::Reader) || binds.contains(&Role::Consumer),
+        ProtocolRole::Producer => binds.contains(&Role::Producer),
+    }
+}
+
+/// One rule's counts and verdict over the cases of one role, or of every role.
+struct Tally {
+    cases: usize,
+    passed: usize,
+    failed: usize,
+    lenient: usize,
+    over_strict: usize,
+    decisions: Vec<String>,
+    skipped: usize,
+    errored: usize,
+    verdict: RuleVerdict,
+}
+
+impl Tally {
+    fn role_result(&self) -> RoleResult {
+        RoleResult {
+            cases: self.cases,
+            passed: self.passed,
+            failed: self.failed,
+            skipped: self.skipped,
+            errored: self.errored,
+            verdict: self.verdict,
+        }
+    }
+}
+
+fn tally(
+    rule: &str,
+    cases: &[CaseResult],
+    of_role: Option<ProtocolRole>,
+    applicable: bool,
+    must: bool,
+) -> Tally {
+    let cases: Vec<&CaseResult> = cases
+        .iter()
+        .filter(|c| of_role.is_none_or(|r| c.role == r))
+        .collect();
+    let mine: Vec<&&CaseResult> = cases
+        .iter()
+        .filter(|c| c.rules.iter().any(|r| r == rule))
+        .collect();
+    let count = |f: &dyn Fn(Outcome) -> bool| mine.iter().filter(|c| f(c.outcome)).count();
+    let passed = count(&|o| o == Outcome::Pass);
+    let skipped = count(&|o| o == Outcome::Skipped);
+    let errored = count(&|o| o.is_failure() && o != Outcome::Fail);
+    let not_run = count(&|o| o == Outcome::NotRun);
+    // Failures charged to this rule, by whatever case they happened on.
+    let charged: Vec<(&CaseResult, &Attribution)> = cases
+        .iter()
+        .flat_map(|c| c.attributions.iter().map(move |a| (*c, a)))
+        .filter(|(_, a)| a.rule.as_deref() == Some(rule))
+        .collect();
+    let cases_with = |f: &dyn Fn(&Attribution) -> bool| {
+        let mut names: Vec<(&str, ProtocolRole)> = charged
+            .iter()
+            .filter(|(_, a)| f(a))
+            .map(|(c, _)| (c.name.as_str(), c.role))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names.len()
+    };
+    let failed = cases_with(&|_| true);
+    let lenient = cases_with(&|a| a.kind == Failure::Lenient);
+    let over_strict = cases_with(&|a| a.kind == Failure::OverStrict);
+    let hard = cases_with(&Attribution::is_hard);
+    let mut decisions: Vec<String> = charged
+        .iter()
+        .filter_map(|(_, a)| a.decision.clone())
+        .collect();
+    decisions.sort();
+    decisions.dedup();
+    let verdict = if !applicable {
+        RuleVerdict::NotApplicable
+    } else if (hard > 0 || errored > 0) && must {
+        RuleVerdict::NonConformant
+    } else if failed + errored > 0 {
+        RuleVerdict::NonStrict
+    } else if passed == 0 {
+        RuleVerdict::Untested
+    } else {
+        RuleVerdict::Conformant
+    };
+    Tally {
+        cases: mine.len() - not_run,
+        passed,
+        failed,
+        lenient,
+        over_strict,
+        decisions,
+        skipped,
+        errored,
+        verdict,
+    }
 }
 
 /// `sha256:` and the digest of the corpus: every case's name, sidecar and streams, in order.

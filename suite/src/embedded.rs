@@ -16,6 +16,22 @@ pub fn schema(name: &str) -> Option<&'static str> {
         .and_then(|(_, bytes)| std::str::from_utf8(bytes).ok())
 }
 
+/// The files of the corpus compiled into the kit below `dir` (a path below `cases/`, as
+/// `sources/codex-rollout/crud_reasoning_01/expected`), by name, sorted; subdirectories not
+/// included.
+pub fn corpus_files(dir: &str) -> Vec<(&'static str, &'static [u8])> {
+    let prefix = format!("{}/", dir.trim_end_matches('/'));
+    let mut files: Vec<(&'static str, &'static [u8])> = CORPUS
+        .iter()
+        .filter_map(|(path, bytes)| {
+            let name = path.strip_prefix(prefix.as_str())?;
+            (!name.contains('/')).then_some((&path[path.len() - name.len()..], *bytes))
+        })
+        .collect();
+    files.sort_unstable();
+    files
+}
+
 /// The corpus compiled into the kit, unpacked below `base` (once: a later call finds it
 /// there). Returns the corpus directory.
 pub fn unpack_corpus(base: &Path) -> io::Result<PathBuf> {

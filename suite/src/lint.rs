@@ -582,6 +582,7 @@ mod tests {
                 provenance: Provenance::HandWritten { note: None },
                 status: Status::Stable,
             },
+            fixture: None,
         }
     }
 

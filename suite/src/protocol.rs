@@ -70,7 +70,11 @@ pub struct CaseRequest {
     pub id: String,
     /// The rules the case tests (an adapter may skip rules it does not implement).
     pub rules: Vec<String>,
-    /// The streams, in order; most cases have one, whose part is `""`.
+    /// Producer cases: the source format, as the registry names it (`codex-rollout`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// The streams, in order; most cases have one, whose part is `""`. A producer case's
+    /// are the source's files instead, each `part` the file's name.
     pub streams: Vec<StreamInput>,
 }
 
@@ -100,7 +104,7 @@ pub enum ProtocolRole {
     Validator,
     /// Reads streams and says how it understood them.
     Reader,
-    /// Reserved: converts native sources into streams.
+    /// Converts a native source into streams (protocol 1.1).
     Producer,
 }
 
@@ -145,8 +149,12 @@ pub enum Reply {
         /// The case's seq, echoed.
         #[serde(default)]
         seq: u64,
-        /// One answer per stream, in the order of the request.
+        /// Validator and reader: one answer per stream, in the order of the request.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         streams: Vec<StreamAnswer>,
+        /// Producer: the ASR streams it wrote of the source.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        outputs: Vec<OutputStream>,
     },
     /// The implementation declines the case, with a reason.
     Skipped {
@@ -246,6 +254,43 @@ impl StreamAnswer {
             valid,
             diagnostics: Vec::new(),
             reading,
+        }
+    }
+}
+
+/// One ASR stream a producer wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputStream {
+    /// Its name, unique in the answer (`""` for a producer that writes one stream): a label
+    /// for the report; assertions select records by what they hold, not by stream name.
+    pub name: String,
+    /// Its lines, each without its `\n`.
+    pub lines: Vec<String>,
+}
+
+impl OutputStream {
+    /// The stream's bytes: each line ended by `\n`.
+    pub fn bytes(&self) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(self.lines.iter().map(|l| l.len() + 1).sum());
+        for line in &self.lines {
+            bytes.extend_from_slice(line.as_bytes());
+            bytes.push(b'\n');
+        }
+        bytes
+    }
+
+    /// The stream of this text: its lines, split at each `\n` only (a `\r` stays in its
+    /// line), a last line without `\n` kept.
+    pub fn from_text(name: &str, text: &str) -> Self {
+        let body = text.strip_suffix('\n').unwrap_or(text);
+        OutputStream {
+            name: name.to_owned(),
+            lines: if text.is_empty() {
+                Vec::new()
+            } else {
+                body.split('\n').map(str::to_owned).collect()
+            },
         }
     }
 }

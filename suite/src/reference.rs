@@ -5,8 +5,8 @@ use crate::case::{Case, CaseError, Violation};
 use crate::check::{CheckOptions, StreamReport, check_bytes, check_reader, check_related};
 use crate::diagnostic::Severity;
 use crate::protocol::{
-    AnswerDiagnostic, CaseRequest, Implementation, PROTOCOL_VERSION, ProtocolRole, Reply,
-    STREAMS_BY_PATH, StreamAnswer, base64_decode,
+    AnswerDiagnostic, CaseRequest, Implementation, OutputStream, PROTOCOL_VERSION, ProtocolRole,
+    Reply, STREAMS_BY_PATH, StreamAnswer, base64_decode,
 };
 use std::fs::File;
 
@@ -21,7 +21,11 @@ pub fn started() -> Reply {
             homepage: None,
             issues: None,
         },
-        roles: vec![ProtocolRole::Validator, ProtocolRole::Reader],
+        roles: vec![
+            ProtocolRole::Validator,
+            ProtocolRole::Reader,
+            ProtocolRole::Producer,
+        ],
         format_versions: vec![crate::check::FORMAT_VERSION.into()],
         capabilities: vec![STREAMS_BY_PATH.into()],
         rule_aliases: std::collections::BTreeMap::new(),
@@ -29,8 +33,13 @@ pub fn started() -> Reply {
 }
 
 /// Answers one case: as a validator, checks its streams together, as `asr-ctk validate`
-/// would (with `options`); as a reader, reads each stream.
+/// would (with `options`); as a reader, reads each stream; as a producer, answers with the
+/// golden output of the kit's source fixture the files come from (it converts nothing: it
+/// shows what a right answer is, and declines a source that is not one of the kit's).
 pub fn answer(request: &CaseRequest, options: &CheckOptions) -> Reply {
+    if request.role == ProtocolRole::Producer {
+        return produce(request);
+    }
     let mut streams = Vec::with_capacity(request.streams.len());
     for stream in &request.streams {
         let bytes = match &stream.data {
@@ -56,19 +65,106 @@ pub fn answer(request: &CaseRequest, options: &CheckOptions) -> Reply {
             check_related(&mut reports, options);
             answer_reports(request.seq, &reports)
         }
-        ProtocolRole::Reader => Reply::Answered {
+        ProtocolRole::Reader | ProtocolRole::Producer => Reply::Answered {
             seq: request.seq,
             streams: streams
                 .iter()
                 .map(|bytes| read(bytes, options.max_line_bytes))
                 .collect(),
+            outputs: Vec::new(),
         },
-        ProtocolRole::Producer => Reply::Skipped {
-            seq: request.seq,
-            reason: "the reference implementation does not play the producer role".into(),
+    }
+}
+
+/// The golden output of the source fixture the request's files come from: the one beside
+/// their `source/` directory, or the kit's own (compiled in) when the files are its source
+/// byte for byte.
+fn produce(request: &CaseRequest) -> Reply {
+    let beside = request
+        .streams
+        .first()
+        .and_then(|file| std::path::Path::new(&file.path).parent())
+        .filter(|dir| dir.file_name().is_some_and(|n| n == "source"))
+        .and_then(std::path::Path::parent)
+        .filter(|dir| dir.join("expected").is_dir())
+        .map(crate::source::goldens);
+    let goldens = match beside {
+        Some(Ok(goldens)) => Some(goldens),
+        Some(Err(e)) => {
+            return Reply::Error {
+                seq: request.seq,
+                message: e.to_string(),
+            };
+        }
+        None => {
+            let mut files = Vec::with_capacity(request.streams.len());
+            for file in &request.streams {
+                let bytes = match &file.data {
+                    Some(data) => base64_decode(data),
+                    None => std::fs::read(&file.path).ok(),
+                };
+                let Some(bytes) = bytes else {
+                    return Reply::Error {
+                        seq: request.seq,
+                        message: format!("failed to read {}", file.path),
+                    };
+                };
+                files.push((file.part.clone(), bytes));
+            }
+            kits_golden(&request.case, &files)
+        }
+    };
+    produced(request.seq, goldens)
+}
+
+/// A producer's answer in one-shot mode: the kit's golden output for the source fixture
+/// named `case` (`ASR_CTK_CASE`) when `files` are its source byte for byte.
+pub fn produce_oneshot(case: &str, files: &[(String, Vec<u8>)]) -> Reply {
+    produced(0, kits_golden(case, files))
+}
+
+fn produced(seq: u64, goldens: Option<Vec<(String, Vec<u8>)>>) -> Reply {
+    match goldens {
+        Some(goldens) if !goldens.is_empty() => Reply::Answered {
+            seq,
+            streams: Vec::new(),
+            outputs: goldens
+                .into_iter()
+                .map(|(name, bytes)| {
+                    OutputStream::from_text(&name, &String::from_utf8_lossy(&bytes))
+                })
+                .collect(),
+        },
+        _ => Reply::Skipped {
+            seq,
+            reason: "the reference producer converts nothing: it answers the kit's own source fixtures with their golden outputs, and this source is not one of them".into(),
             issue: None,
         },
     }
+}
+
+/// The golden output the kit carries for the fixture `case` (`sources/<format>/<name>`),
+/// when `files` are exactly its source files.
+fn kits_golden(case: &str, files: &[(String, Vec<u8>)]) -> Option<Vec<(String, Vec<u8>)>> {
+    let source = crate::embedded::corpus_files(&format!("{case}/source"));
+    let same = source.len() == files.len()
+        && source
+            .iter()
+            .all(|(name, bytes)| files.iter().any(|(n, b)| n == name && b == bytes));
+    if !same || source.is_empty() {
+        return None;
+    }
+    let goldens = crate::embedded::corpus_files(&format!("{case}/expected"))
+        .into_iter()
+        .filter_map(|(name, bytes)| {
+            let stem = name.strip_suffix(".jsonl")?;
+            Some((
+                (if stem == "stream" { "" } else { stem }).to_owned(),
+                bytes.to_vec(),
+            ))
+        })
+        .collect();
+    Some(goldens)
 }
 
 /// A reader's answer for one stream, with the kit's line limit (as `asr-ctk read` has).
@@ -88,6 +184,7 @@ pub fn answer_bytes(bytes: &[u8], role: ProtocolRole, options: &CheckOptions) ->
         ProtocolRole::Reader => Reply::Answered {
             seq: 0,
             streams: vec![read(bytes, options.max_line_bytes)],
+            outputs: Vec::new(),
         },
         _ => answer_reports(0, &[check_bytes(bytes, options)]),
     }
@@ -116,6 +213,7 @@ fn answer_reports(seq: u64, reports: &[StreamReport]) -> Reply {
                 reading: None,
             })
             .collect(),
+        outputs: Vec::new(),
     }
 }
 

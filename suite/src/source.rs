@@ -22,8 +22,10 @@
 //! }
 //! ```
 
-use crate::case::Status;
+use crate::case::{Case, Expect, Provenance, Sidecar, Status};
+use crate::catalog::Role;
 use crate::check::{CheckOptions, check_bytes};
+use crate::conformance::Failure;
 use crate::diagnostic::Severity;
 use crate::fidelity::{Assertion, Source, evaluate};
 use serde::{Deserialize, Serialize};
@@ -145,6 +147,11 @@ pub struct OutputFailure {
     pub rule: String,
     /// What is wrong, in one sentence.
     pub message: String,
+    /// How: the output is no valid stream ([`Failure::Invalid`]) or says something of the
+    /// source it must not ([`Failure::Fidelity`]).
+    pub kind: Failure,
+    /// Only a warning of the stream checker (a SHOULD broken) the fixture does not expect.
+    pub warning: bool,
 }
 
 impl SourceFixture {
@@ -158,16 +165,7 @@ impl SourceFixture {
 
     /// The golden output: each stream's name (the file stem; `""` for `stream.jsonl`) and bytes.
     pub fn expected(&self) -> Result<Vec<(String, Vec<u8>)>, FixtureError> {
-        let files = read_dir_files(&self.dir.join("expected"), |name| {
-            Path::new(name).extension().is_some_and(|e| e == "jsonl")
-        })?;
-        Ok(files
-            .into_iter()
-            .map(|(name, bytes)| {
-                let stem = name.trim_end_matches(".jsonl");
-                ((if stem == "stream" { "" } else { stem }).to_owned(), bytes)
-            })
-            .collect())
+        goldens(&self.dir)
     }
 
     /// How `output` (stream name, bytes) fails this fixture: an error of the stream checker
@@ -183,6 +181,8 @@ impl SourceFixture {
                 if d.severity != Severity::Notice && !allowed {
                     failures.push(OutputFailure {
                         rule: d.rule.clone(),
+                        kind: Failure::Invalid,
+                        warning: d.severity == Severity::Warning,
                         message: format!(
                             "the output{} is not a valid stream: line {}: {} {}",
                             if stream.is_empty() {
@@ -204,13 +204,56 @@ impl SourceFixture {
                 .map(|f| OutputFailure {
                     rule: f.rule.clone(),
                     message: f.to_string(),
+                    kind: Failure::Fidelity,
+                    warning: false,
                 }),
         );
         failures
     }
 }
 
+/// The corpus directory of source fixtures, and the prefix of their case names.
+pub const SOURCES_DIR: &str = "sources";
+
 impl SourceFixture {
+    /// The fixture as a producer case: named `sources/<format>/<name>`, its streams the
+    /// source's files (each part the file's name, in name order), judged by the fixture.
+    pub fn as_case(&self) -> Result<Case, FixtureError> {
+        let dir = self.dir.join("source");
+        let files = read_dir_files(&dir, |_| true)?;
+        let provenance = match &self.sidecar.provenance {
+            FixtureProvenance::RealSession { file, cut } => {
+                format!("cut from the real session {file}: {cut}")
+            }
+            FixtureProvenance::HandWritten { note } => note.clone(),
+        };
+        Ok(Case {
+            name: format!("{SOURCES_DIR}/{}", self.name),
+            sidecar_path: self.dir.join("fixture.json"),
+            streams: files
+                .into_iter()
+                .map(|(name, _)| (name.clone(), dir.join(name)))
+                .collect(),
+            sidecar: Sidecar {
+                id: self.sidecar.id.clone(),
+                description: self.sidecar.description.clone(),
+                rules: self.sidecar.rules.clone(),
+                clauses: Vec::new(),
+                roles: vec![Role::Producer],
+                expect: Expect {
+                    validator: None,
+                    reader: None,
+                },
+                provenance: Provenance::HandWritten {
+                    note: Some(provenance),
+                },
+                status: self.sidecar.status,
+                decision: None,
+            },
+            fixture: Some(Box::new(self.clone())),
+        })
+    }
+
     /// Each of the fixture's mistakes that it does not fail under its rule alone, in words.
     pub fn misjudged(&self) -> Result<Vec<String>, FixtureError> {
         let source = self.source()?;
@@ -239,6 +282,21 @@ impl SourceFixture {
         }
         Ok(found)
     }
+}
+
+/// The golden output of the fixture in `dir`: each stream's name (the file stem of
+/// `expected/<name>.jsonl`; `""` for `stream.jsonl`) and bytes.
+pub fn goldens(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, FixtureError> {
+    let files = read_dir_files(&dir.join("expected"), |name| {
+        Path::new(name).extension().is_some_and(|e| e == "jsonl")
+    })?;
+    Ok(files
+        .into_iter()
+        .map(|(name, bytes)| {
+            let stem = name.trim_end_matches(".jsonl");
+            ((if stem == "stream" { "" } else { stem }).to_owned(), bytes)
+        })
+        .collect())
 }
 
 /// Every fixture below `root` (`cases/sources`), by name; none when there is no such

@@ -391,6 +391,41 @@ pub fn oneshot(
     input: &Input<'_>,
     talk: Talk<'_>,
 ) -> (Result<Reply, Fault>, String) {
+    let (output, stderr) = oneshot_output(argv, env, input, talk);
+    let result = output.and_then(|output| {
+        if output.bytes.iter().all(u8::is_ascii_whitespace) {
+            return Err(Fault::Crash(format!("{} without answering", output.exit)));
+        }
+        let text = output.bytes.strip_suffix(b"\n").unwrap_or(&output.bytes);
+        if text.contains(&b'\n') {
+            Err(Fault::Protocol("the answer is more than one line".into()))
+        } else {
+            parse_reply(text, talk.check)
+        }
+    });
+    (result, stderr)
+}
+
+/// What a one-shot process wrote to stdout, and how it ended, in words.
+pub struct OneshotOutput {
+    /// Its stdout, at most `--max-reply-bytes`.
+    pub bytes: Vec<u8>,
+    /// `exited with ...` or `before it exited`.
+    pub exit: String,
+}
+
+/// Parses one reply line, checked against the protocol schemas when asked.
+pub fn reply_line(bytes: &[u8], talk: Talk<'_>) -> Result<Reply, Fault> {
+    parse_reply(bytes, talk.check)
+}
+
+/// Runs a one-shot process to its end (or the timeout) and gives its stdout.
+pub fn oneshot_output(
+    argv: &[String],
+    env: &[(&str, String)],
+    input: &Input<'_>,
+    talk: Talk<'_>,
+) -> (Result<OneshotOutput, Fault>, String) {
     let mut command = piped(argv);
     command.env("ASR_CTK_PROTOCOL", PROTOCOL_VERSION.to_string());
     for (key, value) in env {
@@ -498,15 +533,8 @@ pub fn oneshot(
             "the answer is longer than {} bytes (--max-reply-bytes)",
             talk.max_reply_bytes
         )))
-    } else if bytes.iter().all(u8::is_ascii_whitespace) {
-        Err(Fault::Crash(format!("{exit} without answering")))
     } else {
-        let text = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
-        if text.contains(&b'\n') {
-            Err(Fault::Protocol("the answer is more than one line".into()))
-        } else {
-            parse_reply(text, talk.check)
-        }
+        Ok(OneshotOutput { bytes, exit })
     };
     (result, stderr_text())
 }

@@ -3,7 +3,10 @@
 //! the kit did not run says why.
 
 use super::adapter::{self, Fault, Input, Persistent, Stray};
-use super::{Progress, Settings, blank, from_fault, judged, request, supervise};
+use super::produce::{self, Produced};
+use super::{
+    Progress, Settings, blank, from_fault, judged, produced as produced_result, request, supervise,
+};
 use asr_suite::case::Case;
 use asr_suite::conformance::{CaseResult, Outcome};
 use asr_suite::protocol::{ProtocolRole, Reply, STREAMS_BY_PATH};
@@ -78,7 +81,7 @@ pub(super) fn oneshot(
         &settings.argv,
         &handshake,
         &Input::Bytes(b""),
-        settings.talk,
+        settings.handshake(),
     );
     let identity = match reply {
         Ok(reply @ Reply::Started { .. }) => match reply.started_problem() {
@@ -102,6 +105,25 @@ pub(super) fn oneshot(
         }
         let result = if !plays(&identity, *role) {
             not_played(case, *role)
+        } else if let Some(fixture) = case
+            .fixture
+            .as_ref()
+            .filter(|_| *role == ProtocolRole::Producer)
+        {
+            let began = Instant::now();
+            let talk = settings.talk_for(*role);
+            let (answer, stderr) =
+                produce::oneshot(&settings.argv, case, &fixture.sidecar.format, talk);
+            let mut result = match answer.and_then(|produced| match produced {
+                Produced::Outputs(outputs) => produced_result(case, &outputs),
+                Produced::Reply(reply) => judged(case, *role, 0, reply, settings, &identity),
+            }) {
+                Ok(result) => result,
+                Err(fault) => from_fault(case, *role, fault),
+            };
+            result.millis = u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX);
+            result.stderr = (!stderr.is_empty()).then_some(stderr);
+            result.capped(asr_suite::conformance::KEPT_BYTES)
         } else if case.streams.len() != 1 {
             blank(
                 case,
@@ -118,7 +140,8 @@ pub(super) fn oneshot(
             ];
             let began = Instant::now();
             let input = Input::File(&case.streams[0].1);
-            let (answer, stderr) = adapter::oneshot(&settings.argv, &env, &input, settings.talk);
+            let (answer, stderr) =
+                adapter::oneshot(&settings.argv, &env, &input, settings.talk_for(*role));
             let mut result =
                 match answer.and_then(|reply| judged(case, *role, 0, reply, settings, &identity)) {
                     Ok(result) => result,
@@ -230,7 +253,7 @@ impl Shared<'_, '_> {
             }
         };
         let began = Instant::now();
-        let answer = running.ask(&request, self.settings.talk);
+        let answer = running.ask(&request, self.settings.talk_for(role));
         let millis = u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX);
         let stderr = running.stderr();
         let mut result = match answer

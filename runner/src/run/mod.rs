@@ -3,6 +3,7 @@
 pub mod adapter;
 mod drive;
 mod expect;
+mod produce;
 pub mod side;
 pub mod supervise;
 mod write;
@@ -10,8 +11,8 @@ mod write;
 pub use write::stream_files;
 
 use crate::limits::LimitArgs;
-use crate::role::RoleArg;
-use crate::timeouts::TimeoutArgs;
+use crate::role::RunRole;
+use crate::timeouts::{TimeoutArgs, Timeouts};
 use crate::{corpus, exit};
 use adapter::{Fault, ProtocolCheck, Talk};
 use anyhow::{Context, Result};
@@ -19,7 +20,7 @@ use asr_suite::case::Case;
 use asr_suite::conformance::{
     AdapterInfo, CaseResult, KEPT_BYTES, Outcome, RunReport, now_rfc3339,
 };
-use asr_suite::judge::{Strictness, judge_reader, judge_validator};
+use asr_suite::judge::{Strictness, judge_producer, judge_reader, judge_validator};
 use asr_suite::protocol::{CaseRequest, ProtocolRole, Reply, StreamInput, base64_encode};
 use asr_suite::render::escape_controls;
 use asr_suite::render::sarif::StreamFiles;
@@ -47,9 +48,10 @@ pub struct Args {
     /// Only cases whose name matches this glob (`lineage/**`).
     #[arg(long, value_name = "GLOB")]
     case: Option<String>,
-    /// Only cases for this role (default: every role, validator first, then reader).
+    /// Only cases for this role (default: every role, validator first, then reader, then
+    /// producer; the cases of a role the adapter does not play are skipped).
     #[arg(long, value_enum)]
-    role: Option<RoleArg>,
+    role: Option<RunRole>,
     #[command(flatten)]
     timeouts: TimeoutArgs,
     /// How many times a crashed, hung or misbehaving adapter is restarted in one run.
@@ -84,7 +86,7 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> Result<u8> {
-    let (root, corpus) = match corpus::load(args.cases.as_deref()) {
+    let (root, corpus) = match corpus::load_with_sources(args.cases.as_deref()) {
         Ok(loaded) => loaded,
         Err(error) => {
             eprintln!("asr-ctk: {error:#}");
@@ -94,7 +96,11 @@ pub fn run(args: &Args) -> Result<u8> {
     };
     let roles: Vec<ProtocolRole> = match args.role {
         Some(role) => vec![role.protocol()],
-        None => vec![ProtocolRole::Validator, ProtocolRole::Reader],
+        None => vec![
+            ProtocolRole::Validator,
+            ProtocolRole::Reader,
+            ProtocolRole::Producer,
+        ],
     };
     // Every case once per role, validator cases first: one adapter process serves all roles.
     let mut items: Vec<(ProtocolRole, &Case)> = Vec::new();
@@ -129,6 +135,7 @@ pub fn run(args: &Args) -> Result<u8> {
             max_reply_bytes: limits.max_reply_bytes,
             check: checker.as_ref().map(|c| c as &dyn ProtocolCheck),
         },
+        timeouts,
         strictness: Strictness {
             pointers: args.strict_pointers,
             aliases: std::collections::BTreeMap::new(),
@@ -266,7 +273,26 @@ pub fn write_report_files(report: &RunReport, streams: &StreamFiles, dir: &Path)
 struct Settings<'a> {
     argv: Vec<String>,
     talk: Talk<'a>,
+    timeouts: Timeouts,
     strictness: Strictness,
+}
+
+impl<'a> Settings<'a> {
+    /// How to talk to the adapter on a case of `role`: its answer timeout.
+    fn talk_for(&self, role: ProtocolRole) -> Talk<'a> {
+        Talk {
+            timeout: self.timeouts.answer(role),
+            ..self.talk
+        }
+    }
+
+    /// How to talk to it for `started`.
+    fn handshake(&self) -> Talk<'a> {
+        Talk {
+            timeout: self.timeouts.start,
+            ..self.talk
+        }
+    }
 }
 
 /// The cases of one role that the filters select (possibly none).
@@ -345,6 +371,7 @@ pub fn request(
         case: case.name.clone(),
         id: case.sidecar.id.clone(),
         rules: case.sidecar.rules.clone(),
+        format: case.fixture.as_ref().map(|f| f.sidecar.format.clone()),
         streams,
     })
 }
@@ -402,6 +429,25 @@ fn judged(
                 "the answer echoes seq {echoed}; the request's seq was {seq}"
             )))
         }
+        Reply::Answered {
+            streams, outputs, ..
+        } if role == ProtocolRole::Producer => {
+            if !streams.is_empty() {
+                return Err(Fault::Protocol(
+                    "a producer's answer has `streams`: it holds `outputs`, the streams it wrote"
+                        .into(),
+                ));
+            }
+            let outputs: Vec<(String, Vec<u8>)> = outputs
+                .iter()
+                .map(|o| (o.name.clone(), o.bytes()))
+                .collect();
+            produced(case, &outputs)
+        }
+        Reply::Answered { outputs, .. } if !outputs.is_empty() => Err(Fault::Protocol(format!(
+            "the answer to a {} case has `outputs`, which only a producer's has",
+            role.as_str()
+        ))),
         Reply::Answered { streams, .. } => {
             if let Some(d) = streams
                 .iter()
@@ -471,6 +517,45 @@ fn judged(
             adapter::describe(&other)
         ))),
     }
+}
+
+/// Judges a producer's output streams (name and bytes), or tells why they break the
+/// protocol: none at all, or two of one name.
+pub fn produced(case: &Case, outputs: &[(String, Vec<u8>)]) -> Result<CaseResult, Fault> {
+    if outputs.is_empty() {
+        return Err(Fault::Protocol(
+            "a producer's answer has no output stream (a producer that cannot convert the source says skipped or error)".into(),
+        ));
+    }
+    let mut names: Vec<&str> = outputs.iter().map(|(n, _)| n.as_str()).collect();
+    names.sort_unstable();
+    if let Some(twice) = names.windows(2).find(|w| w[0] == w[1]) {
+        return Err(Fault::Protocol(format!(
+            "two output streams are named {:?}",
+            escape_controls(twice[0])
+        )));
+    }
+    let judgement = judge_producer(case, outputs);
+    let mut result = blank(
+        case,
+        ProtocolRole::Producer,
+        judgement.outcome(),
+        judgement.reasons.join("; "),
+    );
+    if judgement.reasons.is_empty() {
+        result.detail = None;
+    }
+    result.attributions.clone_from(&judgement.attributions);
+    if !judgement.pass {
+        result.diff = Some(unified_diff(
+            &judgement.expected_text,
+            &judgement.actual_text,
+            ("golden", "output"),
+        ));
+        result.expected = Some(judgement.expected_text);
+        result.actual = Some(judgement.actual_text);
+    }
+    Ok(result.capped(KEPT_BYTES))
 }
 
 /// The protocol schemas, compiled, for `--validate-protocol`; a reader's reading is checked

@@ -66,7 +66,7 @@ impl Side {
             self.running = None;
         }
         match reply {
-            Ok(Reply::Answered { seq, streams }) if seq == request.seq => {
+            Ok(Reply::Answered { seq, streams, .. }) if seq == request.seq => {
                 Ok(Answer::Streams(streams))
             }
             Ok(Reply::Answered { seq, .. } | Reply::Skipped { seq, .. }) if seq != request.seq => {

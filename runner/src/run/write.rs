@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 use asr_suite::case::Case;
 use asr_suite::conformance::{Outcome, RuleVerdict, RunReport};
 use asr_suite::render::sarif::StreamFiles;
-use asr_suite::render::{self, escape_controls};
+use asr_suite::render::{self, by_role, escape_controls};
 use std::io::Write;
 use std::path::Path;
 
@@ -80,16 +80,22 @@ pub fn summary(report: &RunReport, dir: &Path) -> Result<()> {
         if matches!(rule.verdict, RuleVerdict::NotApplicable) {
             continue;
         }
+        let roles = by_role(rule);
         writeln!(
             out,
-            "{:<10} {:<15} {:>5} {:>5} {:>5} {:>5} {:>5}",
+            "{:<10} {:<15} {:>5} {:>5} {:>5} {:>5} {:>5}{}",
             rule.rule,
             rule.verdict.as_str(),
             rule.cases,
             rule.passed,
             rule.failed,
             rule.skipped,
-            rule.errored
+            rule.errored,
+            if roles.is_empty() {
+                String::new()
+            } else {
+                format!("  ({roles})")
+            }
         )?;
     }
     let count = |verdict: RuleVerdict| report.rules.iter().filter(|r| r.verdict == verdict).count();

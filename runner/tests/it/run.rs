@@ -66,9 +66,26 @@ fn the_reference_implementation_is_conformant_on_every_rule_it_claims() {
         .iter()
         .filter(|c| c.role == ProtocolRole::Reader)
         .count();
+    let producer = report
+        .cases
+        .iter()
+        .filter(|c| c.role == ProtocolRole::Producer)
+        .count();
+    assert!(
+        report
+            .cases
+            .iter()
+            .all(|c| (c.role == ProtocolRole::Producer) == c.name.starts_with("sources/")),
+        "producer cases are the source fixtures, and only they"
+    );
+    assert!(
+        producer >= 9,
+        "every source fixture runs as a producer case: {producer}"
+    );
     assert_eq!(
-        validator, report.corpus_cases,
-        "every case runs as a validator case"
+        validator + producer,
+        report.corpus_cases,
+        "every other case runs as a validator case"
     );
     assert!(
         reader >= 20,
@@ -81,9 +98,10 @@ fn the_reference_implementation_is_conformant_on_every_rule_it_claims() {
         .map(|r| r.rule.clone())
         .collect();
     assert!(
-        rules
-            .iter()
-            .all(|r| ["ASR-216", "ASR-418", "ASR-419", "ASR-425", "ASR-427"].contains(&r.as_str())),
+        rules.iter().all(|r| [
+            "ASR-209", "ASR-216", "ASR-418", "ASR-419", "ASR-425", "ASR-427"
+        ]
+        .contains(&r.as_str())),
         "untested: {rules:?}"
     );
     assert!(

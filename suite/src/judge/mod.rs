@@ -4,6 +4,9 @@
 //! rule cited, a wrong member of a reading to the rule that member comes from).
 
 pub mod members;
+mod producer;
+
+pub use producer::judge_producer;
 
 use crate::case::{Case, Verdict, Violation};
 use crate::catalog::Catalog;

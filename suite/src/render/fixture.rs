@@ -115,5 +115,6 @@ fn rule(id: &str, verdict: RuleVerdict, counts: [usize; 4]) -> RuleResult {
         skipped,
         errored,
         verdict,
+        by_role: BTreeMap::new(),
     }
 }

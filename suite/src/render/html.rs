@@ -71,6 +71,11 @@ pub fn html(report: &RunReport) -> String {
             } else {
                 format!(" <small>decisions: {}</small>", esc(&r.decisions))
             };
+            let decisions = if r.by_role.is_empty() {
+                decisions
+            } else {
+                format!("{decisions} <small>by role: {}</small>", esc(&r.by_role))
+            };
             let _ = writeln!(
                 out,
                 "<tr><td>{}</td><td>{}</td><td><span class=\"verdict v-{2}\">{2}</span>{decisions}</td><td>{3}</td></tr>",

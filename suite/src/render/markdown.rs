@@ -48,7 +48,7 @@ pub fn markdown(report: &RunReport) -> String {
         let _ = writeln!(out, "| {} |", align.join(" | "));
         for r in &view.rules {
             let counts: Vec<String> = r.counts.iter().map(ToString::to_string).collect();
-            let verdict = if r.decisions.is_empty() {
+            let mut verdict = if r.decisions.is_empty() {
                 r.verdict.as_str().to_owned()
             } else {
                 format!(
@@ -57,6 +57,9 @@ pub fn markdown(report: &RunReport) -> String {
                     md_text(&r.decisions)
                 )
             };
+            if !r.by_role.is_empty() {
+                let _ = write!(verdict, " (by role: {})", md_text(&r.by_role));
+            }
             let _ = writeln!(
                 out,
                 "| {} | {} | {verdict} | {} |",

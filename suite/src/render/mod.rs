@@ -95,6 +95,9 @@ struct RuleRow<'a> {
     verdict: RuleVerdict,
     /// The decisions a non-strict verdict is on, comma-separated (empty when none).
     decisions: String,
+    /// Each role's verdict, when cases of more than one role name the rule
+    /// (`validator conformant, producer non-conformant`; empty otherwise).
+    by_role: String,
     /// Cases, passed, failed, lenient, over-strict, skipped, errored.
     counts: [usize; 7],
 }
@@ -172,6 +175,7 @@ impl<'a> RuleRow<'a> {
             },
             verdict: rule.verdict,
             decisions: rule.decisions.join(", "),
+            by_role: by_role(rule),
             counts: [
                 rule.cases,
                 rule.passed,
@@ -182,6 +186,21 @@ impl<'a> RuleRow<'a> {
                 rule.errored,
             ],
         }
+    }
+}
+
+/// Each role's verdict on a rule, when the cases of more than one role it binds name it.
+pub fn by_role(rule: &RuleResult) -> String {
+    let binding: Vec<String> = rule
+        .by_role
+        .iter()
+        .filter(|(_, result)| result.verdict != RuleVerdict::NotApplicable)
+        .map(|(role, result)| format!("{} {}", role.as_str(), result.verdict.as_str()))
+        .collect();
+    if binding.len() < 2 {
+        String::new()
+    } else {
+        binding.join(", ")
     }
 }
 

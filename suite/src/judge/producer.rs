@@ -1,0 +1,154 @@
+//! Judging a producer's answer: the streams it wrote of a source fixture, against the
+//! fixture (a valid stream, with no warning it does not allow, meeting every fidelity
+//! assertion), each failure charged to its rule.
+
+use super::Judgement;
+use crate::case::Case;
+use crate::conformance::Failure;
+use std::fmt::Write as _;
+
+/// Judges a producer's output streams (name and bytes) for a producer case. A case with no
+/// fixture, or whose fixture's files cannot be read, fails under no rule, saying why.
+pub fn judge_producer(case: &Case, outputs: &[(String, Vec<u8>)]) -> Judgement {
+    let mut judgement = Judgement::passing();
+    let Some(fixture) = &case.fixture else {
+        judgement.fail(
+            "the case is no producer case: it has no source fixture".into(),
+            None,
+            Failure::Fidelity,
+            None,
+        );
+        return judgement;
+    };
+    let (source, golden) = match (fixture.source(), fixture.expected()) {
+        (Ok(source), Ok(golden)) => (source, golden),
+        (Err(e), _) | (_, Err(e)) => {
+            judgement.fail(e.to_string(), None, Failure::Fidelity, None);
+            return judgement;
+        }
+    };
+    judgement.expected_text = streams_text(&golden);
+    judgement.actual_text = streams_text(outputs);
+    let output: Vec<(&str, &[u8])> = outputs
+        .iter()
+        .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+        .collect();
+    for failure in fixture.judge(&source, &output) {
+        judgement.charge(
+            failure.message,
+            Some(&failure.rule),
+            failure.kind,
+            None,
+            failure.warning,
+        );
+    }
+    judgement
+}
+
+/// Streams as one text for a diff: each under a `# stream <name>` line when there are
+/// several or the one has a name.
+fn streams_text(streams: &[(String, Vec<u8>)]) -> String {
+    let mut text = String::new();
+    let named = streams.len() > 1 || streams.iter().any(|(name, _)| !name.is_empty());
+    for (name, bytes) in streams {
+        if named {
+            let _ = writeln!(text, "# stream {name:?}");
+        }
+        let body = String::from_utf8_lossy(bytes);
+        text.push_str(&body);
+        if !body.is_empty() && !body.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::load_fixtures;
+    use std::path::Path;
+
+    fn case(name: &str) -> Case {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/sources");
+        let fixtures = load_fixtures(&root).expect("the fixtures load");
+        fixtures
+            .iter()
+            .find(|f| f.name == name)
+            .expect("the fixture")
+            .as_case()
+            .expect("a case")
+    }
+
+    fn golden(case: &Case) -> Vec<(String, Vec<u8>)> {
+        case.fixture
+            .as_ref()
+            .expect("a fixture")
+            .expected()
+            .expect("the golden")
+    }
+
+    #[test]
+    fn the_golden_passes_and_each_mistake_is_charged_to_its_rule() {
+        let case = case("codex-rollout/crud_reasoning_01");
+        let right = judge_producer(&case, &golden(&case));
+        assert!(right.pass, "{:?}", right.reasons);
+        let fixture = case.fixture.as_ref().expect("a fixture");
+        for mistake in &fixture.sidecar.mistakes {
+            let mut wrong = golden(&case);
+            let text = String::from_utf8(wrong[0].1.clone()).expect("UTF-8");
+            wrong[0].1 = text
+                .replacen(&mistake.replace, &mistake.with, 1)
+                .into_bytes();
+            let judged = judge_producer(&case, &wrong);
+            assert!(!judged.pass, "{}", mistake.what);
+            assert!(
+                judged
+                    .attributions
+                    .iter()
+                    .all(|a| a.rule.as_deref() == Some(mistake.rule.as_str())
+                        && a.kind == Failure::Fidelity),
+                "{}: {:?}",
+                mistake.what,
+                judged.attributions
+            );
+            assert!(judged.actual_text.contains(&mistake.with));
+        }
+    }
+
+    #[test]
+    fn an_invalid_output_fails_under_the_checkers_rule_and_a_warning_is_non_strict() {
+        let case = case("codex-rollout/crud_reasoning_01");
+        let nothing = judge_producer(&case, &[(String::new(), Vec::new())]);
+        assert!(!nothing.pass);
+        assert!(
+            nothing
+                .attributions
+                .iter()
+                .any(|a| a.kind == Failure::Invalid && a.is_hard()),
+            "{:?}",
+            nothing.attributions
+        );
+        // The golden and a message with empty content that says not why: a warning only
+        // (ASR-X-017), the fixture allows none: the case fails, and the rule's verdict is
+        // non-strict (the failure is not hard).
+        let mut warned = golden(&case);
+        let lines = String::from_utf8_lossy(&warned[0].1).lines().count();
+        warned[0].1.extend_from_slice(
+            format!(
+                "{{\"type\":\"message\",\"seq\":{lines},\"id\":\"extra\",\"messageId\":\"extra\",\"role\":\"assistant\",\"content\":[]}}\n"
+            )
+            .as_bytes(),
+        );
+        let judged = judge_producer(&case, &warned);
+        assert!(!judged.pass);
+        assert!(
+            judged
+                .attributions
+                .iter()
+                .all(|a| a.kind == Failure::Invalid && a.warning && !a.is_hard()),
+            "{:?}",
+            judged.attributions
+        );
+    }
+}
