@@ -39,6 +39,11 @@ pub fn readers() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/readers")
 }
 
+/// The deliberately wrong producers.
+pub fn producers() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/producers")
+}
+
 /// A scratch directory of one test, removed with everything in it when dropped, also when
 /// the test fails (symlinks in it are removed, not followed).
 #[derive(Debug)]

@@ -1,0 +1,218 @@
+//! Deliberately wrong producers (`runner/tests/producers/`): a conformance run fails each under
+//! the rule its mistake breaks, and only there; the reference producer passes every fixture in
+//! both modes; a producer's answer that breaks the protocol is said so.
+
+use crate::helpers::{BIN, asr_ctk, producers, scratch};
+use asr_suite::conformance::{Failure, Outcome, RuleVerdict, RunReport};
+use std::collections::BTreeSet;
+use std::process::Output;
+
+/// Each wrong producer: the rule its mistake must be failed under, and every rule its failures
+/// may be charged to (a mistake can break a neighbour rule on some source: a hook's output
+/// called a person's words breaks ASR-203 where ASR-202 is about the harness's).
+const WRONG: &[(&str, &str, &[&str])] = &[
+    ("reflows_text", "ASR-211", &["ASR-211"]),
+    ("human_on_injections", "ASR-202", &["ASR-202", "ASR-203"]),
+];
+
+/// A producer run; `adapter` `None` is the kit's reference.
+fn run(adapter: Option<&str>, extra: &[&str], tag: &str) -> (Output, RunReport) {
+    let out = scratch(&format!("producers-{tag}"));
+    let out_text = out.to_string_lossy().into_owned();
+    let mut args = vec![
+        "run",
+        "--role",
+        "producer",
+        "--quiet",
+        "--out",
+        out_text.as_str(),
+    ];
+    if let Some(adapter) = adapter {
+        args.extend(["--adapter", adapter]);
+    }
+    args.extend(extra);
+    let output = asr_ctk(&args);
+    let text = std::fs::read_to_string(out.join("report.json"))
+        .unwrap_or_else(|e| panic!("no report ({e}): {output:?}"));
+    (output, serde_json::from_str(&text).expect("report"))
+}
+
+fn wrong(name: &str) -> String {
+    format!("python3 {}/{name}.py {BIN}", producers().display())
+}
+
+/// The rules failures were charged to, over every case.
+fn charged(report: &RunReport) -> BTreeSet<String> {
+    report
+        .cases
+        .iter()
+        .flat_map(|c| c.attributions.iter())
+        .filter_map(|a| a.rule.clone())
+        .collect()
+}
+
+#[test]
+fn every_wrong_producer_fails_under_the_rule_it_breaks_and_only_there() {
+    for (name, rule, allowed) in WRONG {
+        let (output, report) = run(Some(&wrong(name)), &[], name);
+        assert_eq!(output.status.code(), Some(1), "{name} must fail the run");
+        let rules = charged(&report);
+        assert!(
+            rules.contains(*rule),
+            "{name}: charged {rules:?}, not {rule}"
+        );
+        let allowed: BTreeSet<String> = allowed.iter().map(|r| (*r).to_owned()).collect();
+        assert!(
+            rules.is_subset(&allowed),
+            "{name}: charged {rules:?} beyond {allowed:?}"
+        );
+        assert!(
+            report
+                .cases
+                .iter()
+                .flat_map(|c| &c.attributions)
+                .all(|a| a.kind == Failure::Fidelity),
+            "{name}: a mistake of fidelity, the output still valid"
+        );
+        assert!(
+            report
+                .cases
+                .iter()
+                .all(|c| matches!(c.outcome, Outcome::Pass | Outcome::Fail)),
+            "{name}: every case answered"
+        );
+        let verdict = |id: &str| {
+            report
+                .rules
+                .iter()
+                .find(|r| r.rule == id)
+                .map(|r| r.verdict)
+        };
+        assert_eq!(verdict(rule), Some(RuleVerdict::NonConformant), "{name}");
+        // The rules of the fixtures it passes stay conformant: the failure is not spread.
+        let tested: BTreeSet<&str> = report
+            .cases
+            .iter()
+            .filter(|c| c.outcome == Outcome::Pass)
+            .flat_map(|c| c.rules.iter().map(String::as_str))
+            .collect();
+        for other in tested.iter().filter(|r| !allowed.contains(**r)) {
+            assert_eq!(
+                verdict(other),
+                Some(RuleVerdict::Conformant),
+                "{name}: {other} stays conformant"
+            );
+        }
+        let by_role = report
+            .rules
+            .iter()
+            .find(|r| r.rule == *rule)
+            .and_then(|r| r.by_role.get(&asr_suite::protocol::ProtocolRole::Producer))
+            .map(|r| r.verdict);
+        assert_eq!(by_role, Some(RuleVerdict::NonConformant), "{name}: by role");
+    }
+}
+
+#[test]
+fn the_reference_producer_passes_every_fixture_in_both_modes() {
+    for (mode, extra) in [("persistent", &[][..]), ("oneshot", &["--oneshot"][..])] {
+        let (output, report) = run(None, extra, &format!("reference-{mode}"));
+        assert_eq!(output.status.code(), Some(0), "{mode}: {output:?}");
+        assert!(report.cases.len() >= 9, "{mode}: {}", report.cases.len());
+        assert!(
+            report.cases.iter().all(|c| c.outcome == Outcome::Pass),
+            "{mode}: {:?}",
+            report.cases.iter().find(|c| c.outcome != Outcome::Pass)
+        );
+        let rule = report
+            .rules
+            .iter()
+            .find(|r| r.rule == "ASR-211")
+            .expect("ASR-211");
+        assert_eq!(rule.verdict, RuleVerdict::Conformant, "{mode}");
+    }
+}
+
+fn faulty(mode: &str) -> String {
+    format!("python3 {}/faulty.py {mode}", producers().display())
+}
+
+#[test]
+fn a_producers_answer_that_breaks_the_protocol_is_said_so() {
+    for (mode, said) in [
+        ("streams", "it holds `outputs`"),
+        ("no-outputs", "no output stream"),
+        ("twice", "two output streams are named"),
+    ] {
+        let (output, report) = run(Some(&faulty(mode)), &[], &format!("faulty-{mode}"));
+        assert_eq!(output.status.code(), Some(1), "{mode}");
+        assert!(
+            report
+                .cases
+                .iter()
+                .all(|c| c.outcome == Outcome::ProtocolError
+                    && c.detail.as_deref().is_some_and(|d| d.contains(said))),
+            "{mode}: {:?}",
+            report.cases.first()
+        );
+    }
+}
+
+#[test]
+fn a_stream_that_is_not_valid_fails_as_invalid_under_the_checkers_rule() {
+    let (output, report) = run(Some(&faulty("headless")), &[], "faulty-headless");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(report.cases.iter().all(|c| c.outcome == Outcome::Fail));
+    assert!(
+        report
+            .cases
+            .iter()
+            .all(|c| c.attributions.iter().any(|a| a.kind == Failure::Invalid)),
+        "{:?}",
+        report.cases.first()
+    );
+    let case = &report.cases[0];
+    assert!(
+        case.diff
+            .as_deref()
+            .is_some_and(|d| d.contains("--- golden")),
+        "the golden and the output are diffed: {case:?}"
+    );
+}
+
+#[test]
+fn a_oneshot_producer_writes_its_stream_on_stdout_or_into_its_output_directory() {
+    for mode in ["stdout", "outdir"] {
+        let (output, report) = run(
+            Some(&faulty(mode)),
+            &["--oneshot"],
+            &format!("faulty-{mode}"),
+        );
+        assert_eq!(output.status.code(), Some(0), "{mode}: {output:?}");
+        assert!(
+            report.cases.iter().all(|c| c.outcome == Outcome::Pass),
+            "{mode}: {:?}",
+            report.cases.iter().find(|c| c.outcome != Outcome::Pass)
+        );
+    }
+    let (output, report) = run(Some(&faulty("nothing")), &["--oneshot"], "faulty-nothing");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        report.cases.iter().all(|c| c.outcome == Outcome::Crash
+            && c.detail
+                .as_deref()
+                .is_some_and(|d| d.contains("ASR_CTK_OUTPUT_DIR"))),
+        "{:?}",
+        report.cases.first()
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(std::env::temp_dir())
+        .expect("the temporary directory")
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("asr-ctk-produce-")
+        })
+        .collect();
+    assert!(leftovers.is_empty(), "work directories left: {leftovers:?}");
+}

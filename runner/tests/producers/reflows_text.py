@@ -1,0 +1,22 @@
+#!/usr/bin/env python3
+"""A wrong producer: re-flows text, joining the lines of a paragraph and collapsing runs of
+blank lines, as a converter that renders Markdown for display would (ASR-211: text is kept
+exactly as stored). See _producer.py."""
+
+import os
+import re
+import sys
+
+sys.dont_write_bytecode = True  # leave no __pycache__ beside the fixtures
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _producer  # noqa: E402
+
+
+def mistake(records, _files):
+    for part in _producer.text_parts(records):
+        part["text"] = re.sub(r"\n{2,}", "\n", part["text"])
+    return records
+
+
+if __name__ == "__main__":
+    _producer.run(__file__, mistake)
