@@ -1,5 +1,5 @@
-//! The adapter protocol, version 1: how the kit drives any implementation, in any language,
-//! through a small adapter program. `PROTOCOL.md` is the prose; `schemas/protocol/` holds
+//! The adapter protocol, version 1 (revision 1.1, which adds the producer role): how the kit
+//! drives any implementation, in any language, through a small adapter program. `PROTOCOL.md` is the prose; `schemas/protocol/` holds
 //! the JSON Schemas; these types are its Rust form. A whole persistent session:
 //!
 //! ```text
@@ -14,6 +14,10 @@
 //!      {"rule":"ASR-212","severity":"error","line":2,"pointer":"/content/1","message":"data and blob"}]}]}
 //! kit → {"type":"case","seq":2,...}
 //! ← {"type":"skipped","seq":2,"reason":"plans are not supported","issue":"https://example.org/issues/7"}
+//! kit → {"type":"case","seq":3,"role":"producer","case":"sources/codex-rollout/crud_reasoning_01",
+//!      "id":"s0031","rules":["ASR-211","ASR-214"],"format":"codex-rollout",
+//!      "streams":[{"part":"rollout.jsonl","path":"/abs/cases/sources/.../source/rollout.jsonl","data":"eyJ0aW1l..."}]}
+//! ← {"type":"answered","seq":3,"outputs":[{"name":"","lines":["{\"type\":\"session\",...}","{\"type\":\"message\",...}"]}]}
 //! kit → {"type":"stop"}
 //! ```
 
