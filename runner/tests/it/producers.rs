@@ -216,3 +216,39 @@ fn a_oneshot_producer_writes_its_stream_on_stdout_or_into_its_output_directory()
         .collect();
     assert!(leftovers.is_empty(), "work directories left: {leftovers:?}");
 }
+
+#[test]
+fn the_python_producer_example_converts_the_gemini_fixtures_and_meets_its_expectations() {
+    let (output, report) = run(
+        Some("python3 examples/python-producer/adapter.py"),
+        &[
+            "--oneshot",
+            "--validate-protocol",
+            "--expect",
+            "examples/python-producer/expect.json",
+        ],
+        "python-example",
+    );
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let gemini: Vec<_> = report
+        .cases
+        .iter()
+        .filter(|c| c.name.starts_with("sources/gemini-cli-json/"))
+        .collect();
+    assert!(!gemini.is_empty());
+    assert!(
+        gemini.iter().all(|c| c.outcome == Outcome::Pass),
+        "{:?}",
+        gemini.iter().find(|c| c.outcome != Outcome::Pass)
+    );
+    assert!(
+        report
+            .cases
+            .iter()
+            .filter(|c| !c.name.starts_with("sources/gemini-cli-json/"))
+            .all(|c| c.outcome == Outcome::Skipped),
+        "every other format is skipped"
+    );
+    let rule = report.rules.iter().find(|r| r.rule == "ASR-211").expect("ASR-211");
+    assert_eq!(rule.verdict, RuleVerdict::Conformant);
+}
