@@ -12,6 +12,7 @@ use std::process::Output;
 /// called a person's words breaks ASR-203 where ASR-202 is about the harness's).
 const WRONG: &[(&str, &str, &[&str])] = &[
     ("reflows_text", "ASR-211", &["ASR-211"]),
+    ("trims_text", "ASR-211", &["ASR-211"]),
     ("human_on_injections", "ASR-202", &["ASR-202", "ASR-203"]),
 ];
 
