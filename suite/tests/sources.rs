@@ -4,7 +4,7 @@
 //! listed as waiting); each fixture's mistakes (wrong outputs) failed under their rule alone.
 
 use asr_suite::catalog::{Catalog, CheckKind};
-use asr_suite::source::{Mistake, SourceFixture, load_fixtures};
+use asr_suite::source::{FixtureProvenance, Mistake, SourceFixture, load_fixtures};
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -17,6 +17,10 @@ const SOURCE_RULES_WAITING: &[&str] = &[
     "ASR-229", "ASR-233", "ASR-237", "ASR-238", "ASR-402", "ASR-404", "ASR-405", "ASR-414",
     "ASR-421", "ASR-422", "ASR-424", "ASR-427",
 ];
+
+/// The real sessions (cases/sources/PROVENANCE.md) that no fixture is cut from yet. The lint
+/// fails when one of them gets a fixture, so the list only shrinks.
+const REAL_SESSIONS_WAITING: &[&str] = &["claude-code__agentlogs__subagent-inline-sidechain.jsonl"];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/sources")
@@ -53,6 +57,31 @@ fn main() {
                 Ok(())
             } else {
                 Err(format!("{found:?}").into())
+            }
+        },
+    ));
+    let cut = fixtures.clone();
+    trials.push(Trial::test(
+        "lint::every_real_session_has_a_fixture_cut_from_it",
+        move || {
+            let listed = real_sessions()?;
+            problems(&uncut(&cut, &listed, REAL_SESSIONS_WAITING))
+        },
+    ));
+    let some = fixtures.clone();
+    trials.push(Trial::test(
+        "lint::the_real_session_lint_reports_a_session_without_a_fixture",
+        move || {
+            let listed = real_sessions()?;
+            let none = uncut(&[], &listed, &[]);
+            let claimed = uncut(&some, &listed, &[listed[0].as_str()]);
+            if listed.len() >= 6
+                && none.len() == listed.len()
+                && claimed.iter().any(|p| p.contains("take it off"))
+            {
+                Ok(())
+            } else {
+                Err(format!("{listed:?}: {none:?} {claimed:?}").into())
             }
         },
     ));
@@ -125,6 +154,50 @@ fn self_test(fixture: &SourceFixture) -> Result<(), Failed> {
         .map(|p| format!("{}: {p}", fixture.name))
         .collect();
     problems(&named)
+}
+
+/// The files of the real sessions' table in cases/sources/PROVENANCE.md.
+fn real_sessions() -> Result<Vec<String>, Failed> {
+    let text = std::fs::read_to_string(root().join("PROVENANCE.md"))?;
+    let files: Vec<String> = text
+        .lines()
+        .filter(|l| l.starts_with("| "))
+        .filter_map(|l| l.split('|').nth(2))
+        .filter_map(|cell| cell.trim().strip_prefix('`')?.strip_suffix('`'))
+        .map(str::to_owned)
+        .collect();
+    if files.is_empty() {
+        return Err("cases/sources/PROVENANCE.md lists no real session".into());
+    }
+    Ok(files)
+}
+
+/// Each real session no fixture is cut from (unless waiting), and each waiting one that has
+/// a fixture now.
+fn uncut(fixtures: &[SourceFixture], listed: &[String], waiting: &[&str]) -> Vec<String> {
+    let cut: BTreeSet<&str> = fixtures
+        .iter()
+        .filter_map(|f| match &f.sidecar.provenance {
+            FixtureProvenance::RealSession { file, .. } => Some(file.as_str()),
+            FixtureProvenance::HandWritten { .. } => None,
+        })
+        .collect();
+    let mut found = Vec::new();
+    for file in listed {
+        match (
+            cut.contains(file.as_str()),
+            waiting.contains(&file.as_str()),
+        ) {
+            (false, false) => {
+                found.push(format!("{file}: no fixture is cut from this real session"))
+            }
+            (true, true) => found.push(format!(
+                "{file}: a fixture is cut from it now: take it off REAL_SESSIONS_WAITING"
+            )),
+            _ => {}
+        }
+    }
+    found
 }
 
 /// The fixture's rules that none of its mistakes breaks.

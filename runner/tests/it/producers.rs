@@ -250,6 +250,10 @@ fn the_python_producer_example_converts_the_gemini_fixtures_and_meets_its_expect
             .all(|c| c.outcome == Outcome::Skipped),
         "every other format is skipped"
     );
-    let rule = report.rules.iter().find(|r| r.rule == "ASR-211").expect("ASR-211");
+    let rule = report
+        .rules
+        .iter()
+        .find(|r| r.rule == "ASR-211")
+        .expect("ASR-211");
     assert_eq!(rule.verdict, RuleVerdict::Conformant);
 }
