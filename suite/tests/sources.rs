@@ -189,7 +189,7 @@ fn uncut(fixtures: &[SourceFixture], listed: &[String], waiting: &[&str]) -> Vec
             waiting.contains(&file.as_str()),
         ) {
             (false, false) => {
-                found.push(format!("{file}: no fixture is cut from this real session"))
+                found.push(format!("{file}: no fixture is cut from this real session"));
             }
             (true, true) => found.push(format!(
                 "{file}: a fixture is cut from it now: take it off REAL_SESSIONS_WAITING"
