@@ -25,6 +25,10 @@ pub struct Known {
     /// A rule: every case naming it.
     #[serde(default)]
     pub rule: Option<String>,
+    /// Only the cases run in this role (every role when absent): a tool that validates and
+    /// produces may fail a rule as one and not the other.
+    #[serde(default)]
+    pub role: Option<asr_suite::protocol::ProtocolRole>,
     /// The outcome it has.
     pub outcome: Outcome,
     /// Why.
@@ -88,12 +92,14 @@ pub fn compare(expectations: &Expectations, report: &RunReport) -> Comparison {
     }
     for case in &report.cases {
         let entry = expectations.known.iter().find(|k| {
-            k.case
-                .as_deref()
-                .is_some_and(|p| glob::Pattern::new(p).is_ok_and(|p| p.matches(&case.name)))
-                || k.rule
+            k.role.is_none_or(|role| role == case.role)
+                && (k
+                    .case
                     .as_deref()
-                    .is_some_and(|r| case.rules.iter().any(|x| x == r))
+                    .is_some_and(|p| glob::Pattern::new(p).is_ok_and(|p| p.matches(&case.name)))
+                    || k.rule
+                        .as_deref()
+                        .is_some_and(|r| case.rules.iter().any(|x| x == r)))
         });
         match (entry, case.outcome) {
             (Some(known), outcome) if known.outcome == outcome => comparison.matched += 1,

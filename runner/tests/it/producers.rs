@@ -257,3 +257,26 @@ fn the_python_producer_example_converts_the_gemini_fixtures_and_meets_its_expect
         .expect("ASR-211");
     assert_eq!(rule.verdict, RuleVerdict::Conformant);
 }
+
+#[test]
+fn an_expectation_of_one_role_leaves_the_other_roles_cases_alone() {
+    let dir = scratch("producers-expect-role");
+    for (role, applies) in [("validator", false), ("producer", true)] {
+        let file = dir.join(format!("expect-{role}.json"));
+        std::fs::write(
+            &file,
+            format!(
+                r#"{{"implementation": "asr-ctk-reference", "known": [{{"rule": "ASR-211", "role": "{role}", "outcome": "fail", "reason": "known"}}]}}"#
+            ),
+        )
+        .expect("write");
+        let (output, _) = run(
+            None,
+            &["--expect", &file.to_string_lossy()],
+            &format!("expect-{role}"),
+        );
+        assert_eq!(output.status.code(), Some(0), "{role}");
+        let said = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(said.contains("unexpected pass"), applies, "{role}: {said}");
+    }
+}
