@@ -438,6 +438,17 @@ fn judged(
                         .into(),
                 ));
             }
+            if let Some((output, line)) = outputs.iter().find_map(|o| {
+                o.lines
+                    .iter()
+                    .position(|l| l.contains('\n'))
+                    .map(|i| (o.name.as_str(), i + 1))
+            }) {
+                return Err(Fault::Protocol(format!(
+                    "line {line} of the output stream {:?} holds a newline: each entry of `lines` is one line",
+                    escape_controls(output)
+                )));
+            }
             let outputs: Vec<(String, Vec<u8>)> = outputs
                 .iter()
                 .map(|o| (o.name.clone(), o.bytes()))

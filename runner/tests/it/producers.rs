@@ -144,6 +144,7 @@ fn a_producers_answer_that_breaks_the_protocol_is_said_so() {
         ("streams", "it holds `outputs`"),
         ("no-outputs", "no output stream"),
         ("twice", "two output streams are named"),
+        ("joined", "holds a newline"),
     ] {
         let (output, report) = run(Some(&faulty(mode)), &[], &format!("faulty-{mode}"));
         assert_eq!(output.status.code(), Some(1), "{mode}");

@@ -5,6 +5,7 @@
 - `no-outputs`: answers with an empty `outputs`;
 - `twice`: writes the golden twice under one name;
 - `headless`: writes the golden without its header line (not a valid stream);
+- `joined`: writes the golden's first two lines as one entry of `lines`, a newline inside;
 - `stdout` (one-shot): prints the golden stream itself on stdout, no reply;
 - `outdir` (one-shot): writes the golden into ASR_CTK_OUTPUT_DIR as stream.jsonl, prints nothing;
 - `nothing` (one-shot): exits 0 having written nothing.
@@ -46,6 +47,9 @@ def persistent():
             elif MODE == "twice":
                 reply = {"type": "answered", "seq": seq,
                          "outputs": [{"name": "a", "lines": lines}, {"name": "a", "lines": lines}]}
+            elif MODE == "joined":
+                reply = {"type": "answered", "seq": seq,
+                         "outputs": [{"name": "", "lines": ["\n".join(lines[:2])] + lines[2:]}]}
             else:  # headless
                 reply = {"type": "answered", "seq": seq, "outputs": [{"name": "", "lines": lines[1:]}]}
         else:
