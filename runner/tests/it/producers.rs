@@ -9,11 +9,20 @@ use std::process::Output;
 
 /// Each wrong producer: the rule its mistake must be failed under, and every rule its failures
 /// may be charged to (a mistake can break a neighbour rule on some source: a hook's output
-/// called a person's words breaks ASR-203 where ASR-202 is about the harness's).
+/// called a person's words breaks ASR-203, and a chat message's, whose `from` names a person,
+/// ASR-226, where ASR-202 is about the harness's).
 const WRONG: &[(&str, &str, &[&str])] = &[
     ("reflows_text", "ASR-211", &["ASR-211"]),
     ("trims_text", "ASR-211", &["ASR-211"]),
-    ("human_on_injections", "ASR-202", &["ASR-202", "ASR-203"]),
+    (
+        "human_on_injections",
+        "ASR-202",
+        &["ASR-202", "ASR-203", "ASR-226"],
+    ),
+    ("normalises_crlf", "ASR-211", &["ASR-211"]),
+    ("audience_both", "ASR-204", &["ASR-204"]),
+    ("folds_reasoning", "ASR-219", &["ASR-219"]),
+    ("invents_delivery", "ASR-237", &["ASR-237"]),
 ];
 
 /// A producer run; `adapter` `None` is the kit's reference.
@@ -76,10 +85,10 @@ fn every_wrong_producer_fails_under_the_rule_it_breaks_and_only_there() {
             "{name}: a mistake of fidelity, the output still valid"
         );
         assert!(
-            report
-                .cases
-                .iter()
-                .all(|c| matches!(c.outcome, Outcome::Pass | Outcome::Fail)),
+            report.cases.iter().all(|c| matches!(
+                c.outcome,
+                Outcome::Pass | Outcome::Fail | Outcome::NonStrict
+            )),
             "{name}: every case answered"
         );
         let verdict = |id: &str| {
