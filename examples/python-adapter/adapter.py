@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
-"""asr-ctk-python-example: a small ASR validator that speaks the asr-ctk adapter protocol.
+"""asr-ctk-python-example: a small ASR validator, and a producer around a converter command,
+that speak the asr-ctk adapter protocol.
 
 It is written from PROTOCOL.md alone, to show that an adapter needs nothing from the kit
 but that page. The validator is deliberately small: it implements a handful of rules and
 declines every case that tests anything else, so that each answer it does give is honest.
+The producer runs a converter command (gemini_to_asr.py, beside this file) on the Gemini CLI
+sessions it is given and declines every other source format.
 
     persistent mode (default):  python3 adapter.py          # requests on stdin, one per line
     one-shot mode:              ASR_CTK_ROLE=validator python3 adapter.py < stream.jsonl
+                                ASR_CTK_ROLE=producer ASR_CTK_FORMAT=gemini-cli-json \
+                                    python3 adapter.py session.json
 
 Python 3.11, standard library only.
 """
@@ -14,7 +19,9 @@ Python 3.11, standard library only.
 import base64
 import json
 import os
+import subprocess
 import sys
+import tempfile
 
 IMPLEMENTATION = {
     "name": "asr-ctk-python-example",
@@ -218,13 +225,48 @@ def validate_stream(data):
 
 def started():
     return {"type": "started", "protocol": 1, "implementation": IMPLEMENTATION,
-            "roles": ["validator"], "formatVersions": ["0.1"]}
+            "roles": ["validator", "producer"], "formatVersions": ["0.1"]}
+
+
+# ---------------------------------------------------------------------------------------
+# The producer: a few lines around a converter command, as a vendor's adapter would be.
+# ---------------------------------------------------------------------------------------
+
+CONVERTER = [sys.executable or "python3",
+             os.path.join(os.path.dirname(os.path.abspath(__file__)), "gemini_to_asr.py")]
+DECLINED = 3  # the converter's exit status for a session it does not convert
+
+
+def produce(source_format, paths):
+    """The reply to a producer case, without its seq: the converter's stream of the files."""
+    if source_format != "gemini-cli-json":
+        return {"type": "skipped", "reason": f"the example converts gemini-cli-json, not {source_format}"}
+    done = subprocess.run(CONVERTER + paths, capture_output=True)
+    reason = done.stderr.decode("utf-8", "replace").strip()
+    if done.returncode == DECLINED:
+        return {"type": "skipped", "reason": reason}
+    if done.returncode != 0:
+        return {"type": "error", "message": reason or f"the converter exited with {done.returncode}"}
+    lines = done.stdout.decode("utf-8").split("\n")
+    return {"type": "answered", "outputs": [{"name": "", "lines": [l for l in lines if l]}]}
+
+
+def produce_from_request(request):
+    """A persistent-mode producer case: the files come in the request, base64."""
+    with tempfile.TemporaryDirectory(prefix="asr-ctk-example-") as work:
+        paths = []
+        for file in request["streams"]:
+            path = os.path.join(work, os.path.basename(file["part"]) or "source")
+            with open(path, "wb") as out:
+                out.write(base64.b64decode(file["data"], validate=True))
+            paths.append(path)
+        return produce(request.get("format"), paths)
 
 
 def answer_case(role, rules, streams):
-    """The reply to one case, without its seq. `streams` is a list of bytes."""
+    """The reply to one validator case, without its seq. `streams` is a list of bytes."""
     if role != "validator":
-        return {"type": "skipped", "reason": f"the example plays only the validator role, not {role}", "issue": ISSUES}
+        return {"type": "skipped", "reason": f"the example validates and produces, it does not play {role}", "issue": ISSUES}
     missing = [rule for rule in rules if rule not in IMPLEMENTED]
     if missing:
         return {"type": "skipped", "reason": f"rule not implemented by the example: {missing[0]}", "issue": ISSUES}
@@ -260,8 +302,11 @@ def persistent():
             return
         elif kind == "case":
             try:
-                streams = [base64.b64decode(s["data"], validate=True) for s in request["streams"]]
-                reply = answer_case(request["role"], request["rules"], streams)
+                if request["role"] == "producer":
+                    reply = produce_from_request(request)
+                else:
+                    streams = [base64.b64decode(s["data"], validate=True) for s in request["streams"]]
+                    reply = answer_case(request["role"], request["rules"], streams)
             except (KeyError, TypeError, ValueError) as err:
                 reply = {"type": "error", "message": f"malformed case request: {err}"}
             reply["seq"] = request.get("seq", 0)
@@ -273,6 +318,10 @@ def persistent():
 def oneshot():
     if os.environ.get("ASR_CTK_HANDSHAKE"):
         write(started())
+        return
+    if os.environ.get("ASR_CTK_ROLE") == "producer":
+        # The source's files are the arguments; the reply goes to stdout like any other.
+        write(produce(os.environ.get("ASR_CTK_FORMAT"), sys.argv[1:]))
         return
     rules = [rule for rule in os.environ.get("ASR_CTK_RULES", "").split(",") if rule]
     # seq is left out: in one-shot mode there is one case per process.
