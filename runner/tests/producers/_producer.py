@@ -59,19 +59,37 @@ def source_files(request):
     return files
 
 
-def answer(request, mistake):
+def answer(request, mistake, whole):
     files = source_files(request)
-    outputs = []
-    for name, text in goldens(request["streams"][0]["path"]):
-        records = [json.loads(line) for line in text.split("\n") if line.strip()]
-        records = mistake(records, files)
-        lines = [json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in records]
-        outputs.append({"name": name, "lines": lines})
+    streams = [(name, [json.loads(line) for line in text.split("\n") if line.strip()])
+               for name, text in goldens(request["streams"][0]["path"])]
+    if whole:
+        streams = mistake(streams, files)
+    else:
+        streams = [(name, mistake(records, files)) for name, records in streams]
+    outputs = [{"name": name,
+                "lines": [json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in records]}
+               for name, records in streams]
     return {"type": "answered", "seq": request["seq"], "outputs": outputs}
 
 
-def run(script, mistake):
-    """Serves the kit: `start`, then each producer case answered with `mistake` made."""
+def headers(streams):
+    """The header of each stream that has one, with its records: (header, records)."""
+    for _, records in streams:
+        if records and records[0].get("type") == "session":
+            yield records[0], records
+
+
+def text_of(record):
+    """A message's text parts, joined; None for a message without text."""
+    texts = [p["text"] for p in record.get("content") or []
+             if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)]
+    return "".join(texts) if record.get("type") == "message" and texts else None
+
+
+def run(script, mistake, whole=False):
+    """Serves the kit: `start`, then each producer case answered with `mistake` made: on each
+    stream's records, or (`whole`) on the list of every stream's (name, records)."""
     name = "wrong-" + os.path.splitext(os.path.basename(script))[0]
     out = sys.stdout
     for line in sys.stdin:
@@ -84,7 +102,7 @@ def run(script, mistake):
                      "capabilities": ["streams-by-path"]}
         elif kind == "case":
             try:
-                reply = answer(request, mistake)
+                reply = answer(request, mistake, whole)
             except (OSError, ValueError, KeyError) as error:
                 reply = {"type": "error", "seq": request.get("seq", 0), "message": repr(error)}
         else:
