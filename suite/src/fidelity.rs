@@ -212,6 +212,31 @@ impl fmt::Display for AssertionFailure {
     }
 }
 
+impl fmt::Display for Select {
+    /// The selection in words: `messages where /messageId = "m1", their text parts`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.types.is_empty() {
+            write!(f, "records")?;
+        } else {
+            write!(f, "{} records", self.types.join(" or "))?;
+        }
+        if let Some(stream) = &self.stream {
+            write!(f, " of stream {stream:?}")?;
+        }
+        for (i, (pointer, value)) in self.members.iter().enumerate() {
+            let value = value.to_string();
+            let shown: String = value.chars().take(80).collect();
+            let cut = if shown.len() < value.len() { "..." } else { "" };
+            let joint = if i == 0 { " where" } else { " and" };
+            write!(f, "{joint} {pointer} = {shown}{cut}")?;
+        }
+        if let Some(parts) = &self.parts {
+            write!(f, ", their {} parts", parts.join(" or "))?;
+        }
+        Ok(())
+    }
+}
+
 /// One record of the output, where it stands.
 struct Found<'a> {
     stream: &'a str,
@@ -267,14 +292,21 @@ pub fn evaluate(
             if n < bounds.min || bounds.max.is_some_and(|max| n > max) {
                 failures.push(fail(
                     None,
-                    format!("selects {n} record(s); {}", bounds_text(*bounds)),
+                    format!(
+                        "selects {n} record(s) ({}); {}",
+                        assertion.select,
+                        bounds_text(*bounds)
+                    ),
                 ));
             }
             continue;
         }
         if selected.is_empty() {
             if !assertion.if_any {
-                failures.push(fail(None, "selects no record of the output".to_owned()));
+                failures.push(fail(
+                    None,
+                    format!("selects no record of the output ({})", assertion.select),
+                ));
             }
             continue;
         }
@@ -455,7 +487,13 @@ mod tests {
             json!({"rule": "ASR-219", "select": {"type": ["message"], "where": {"/messageId": "rs_9"}},
                                  "pointer": "/content", "check": "present"}),
         );
-        assert_eq!(nothing[0].message, "selects no record of the output");
+        assert!(
+            nothing[0]
+                .message
+                .starts_with("selects no record of the output (message records where"),
+            "{}",
+            nothing[0].message
+        );
     }
 
     #[test]
@@ -469,7 +507,7 @@ mod tests {
         );
         assert_eq!(
             messages[0].message,
-            "selects 2 record(s); expected at least 3"
+            "selects 2 record(s) (message or plan records); expected at least 3"
         );
         let no_parent = json!({"rule": "ASR-403", "select": {"type": ["session", "declaration"]},
                                "pointer": "/lineage/spawnedBy", "check": "absent"});
@@ -493,7 +531,11 @@ mod tests {
             json!({"rule": "ASR-214", "select": {"parts": ["reasoning"]},
                               "pointer": "/visibility", "check": "present"}),
         );
-        assert_eq!(none[0].message, "selects no record of the output");
+        assert!(
+            none[0]
+                .message
+                .starts_with("selects no record of the output (")
+        );
         let if_any = run(
             json!({"rule": "ASR-214", "select": {"parts": ["reasoning"]},
                                 "pointer": "/visibility", "check": "present", "ifAny": true}),
