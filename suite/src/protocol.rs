@@ -262,6 +262,10 @@ impl StreamAnswer {
     }
 }
 
+/// The most output streams one producer's answer may hold: a session and its subagents'
+/// are a handful; thousands are a producer gone wrong, not a conversion to judge.
+pub const MAX_OUTPUTS: usize = 256;
+
 /// One ASR stream a producer wrote.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

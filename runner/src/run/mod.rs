@@ -21,7 +21,9 @@ use asr_suite::conformance::{
     AdapterInfo, CaseResult, KEPT_BYTES, Outcome, RunReport, now_rfc3339,
 };
 use asr_suite::judge::{Strictness, judge_producer, judge_reader, judge_validator};
-use asr_suite::protocol::{CaseRequest, ProtocolRole, Reply, StreamInput, base64_encode};
+use asr_suite::protocol::{
+    CaseRequest, MAX_OUTPUTS, ProtocolRole, Reply, StreamInput, base64_encode,
+};
 use asr_suite::render::escape_controls;
 use asr_suite::render::sarif::StreamFiles;
 use std::io::IsTerminal;
@@ -537,6 +539,12 @@ pub fn produced(case: &Case, outputs: &[(String, Vec<u8>)]) -> Result<CaseResult
         return Err(Fault::Protocol(
             "a producer's answer has no output stream (a producer that cannot convert the source says skipped or error)".into(),
         ));
+    }
+    if outputs.len() > MAX_OUTPUTS {
+        return Err(Fault::Protocol(format!(
+            "a producer's answer has {} output streams; at most {MAX_OUTPUTS} are judged",
+            outputs.len()
+        )));
     }
     let mut names: Vec<&str> = outputs.iter().map(|(n, _)| n.as_str()).collect();
     names.sort_unstable();

@@ -4,7 +4,7 @@
 
 use super::adapter::{self, Fault, Input, Talk};
 use asr_suite::case::Case;
-use asr_suite::protocol::Reply;
+use asr_suite::protocol::{MAX_OUTPUTS, Reply};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -116,6 +116,11 @@ fn streams_in(dir: &Path, max: usize) -> Result<Vec<(String, Vec<u8>)>, Fault> {
             .map_err(|e| Fault::Crash(format!("the stream {name:?} could not be read: {e}")))?;
         let stem = if stem == "stream" { "" } else { stem };
         streams.push((stem.to_owned(), bytes));
+        if streams.len() > MAX_OUTPUTS {
+            return Err(Fault::Protocol(format!(
+                "it wrote more than {MAX_OUTPUTS} streams into its output directory"
+            )));
+        }
     }
     streams.sort();
     Ok(streams)
@@ -171,6 +176,12 @@ mod tests {
         let names: Vec<&str> = streams.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["", "child"]);
         assert!(matches!(streams_in(&out, 5), Err(Fault::Protocol(_))));
+        for n in 0..=MAX_OUTPUTS {
+            std::fs::write(out.join(format!("s{n}.jsonl")), b"").expect("write");
+        }
+        assert!(
+            matches!(streams_in(&out, 1000), Err(Fault::Protocol(m)) if m.contains("more than"))
+        );
         let dir = work.0.clone();
         drop(work);
         assert!(!dir.exists(), "the work directory is removed");
