@@ -20,7 +20,7 @@ use asr_suite::case::Case;
 use asr_suite::conformance::{
     AdapterInfo, CaseResult, KEPT_BYTES, Outcome, RunReport, now_rfc3339,
 };
-use asr_suite::judge::{Strictness, judge_producer, judge_reader, judge_validator};
+use asr_suite::judge::{Judgement, Strictness, judge_producer, judge_reader, judge_validator};
 use asr_suite::protocol::{
     CaseRequest, MAX_OUTPUTS, ProtocolRole, Reply, StreamInput, base64_encode,
 };
@@ -488,17 +488,7 @@ fn judged(
                 }
                 judge_validator(case, &streams, &strictness)
             };
-            let mut result = blank(
-                case,
-                role,
-                judgement.outcome(),
-                judgement.reasons.join("; "),
-            );
-            if judgement.reasons.is_empty() {
-                result.detail = None;
-            }
-            result.attributions.clone_from(&judgement.attributions);
-            result.notes.clone_from(&judgement.notes);
+            let mut result = judged_result(case, role, judgement, ("expected", "actual"));
             let catalog = asr_suite::catalog::Catalog::embedded();
             result.note_unknown_rules(
                 streams
@@ -506,15 +496,6 @@ fn judged(
                     .flat_map(|s| s.diagnostics.iter().map(|d| d.rule.as_str())),
                 |rule| catalog.knows(rule),
             );
-            if !judgement.pass {
-                result.diff = Some(unified_diff(
-                    &judgement.expected_text,
-                    &judgement.actual_text,
-                    ("expected", "actual"),
-                ));
-                result.expected = Some(judgement.expected_text);
-                result.actual = Some(judgement.actual_text);
-            }
             Ok(result.capped(KEPT_BYTES))
         }
         Reply::Skipped { reason, issue, .. } => {
@@ -555,26 +536,44 @@ pub fn produced(case: &Case, outputs: &[(String, Vec<u8>)]) -> Result<CaseResult
         )));
     }
     let judgement = judge_producer(case, outputs);
-    let mut result = blank(
+    Ok(judged_result(
         case,
         ProtocolRole::Producer,
+        judgement,
+        ("golden", "output"),
+    )
+    .capped(KEPT_BYTES))
+}
+
+/// A case's result from its judgement: the outcome, the reasons, each failure charged to its
+/// rule, and, when it failed, the expectation and the answer with a diff under `labels`.
+fn judged_result(
+    case: &Case,
+    role: ProtocolRole,
+    judgement: Judgement,
+    labels: (&str, &str),
+) -> CaseResult {
+    let mut result = blank(
+        case,
+        role,
         judgement.outcome(),
         judgement.reasons.join("; "),
     );
     if judgement.reasons.is_empty() {
         result.detail = None;
     }
-    result.attributions.clone_from(&judgement.attributions);
+    result.attributions = judgement.attributions;
+    result.notes = judgement.notes;
     if !judgement.pass {
         result.diff = Some(unified_diff(
             &judgement.expected_text,
             &judgement.actual_text,
-            ("golden", "output"),
+            labels,
         ));
         result.expected = Some(judgement.expected_text);
         result.actual = Some(judgement.actual_text);
     }
-    Ok(result.capped(KEPT_BYTES))
+    result
 }
 
 /// The protocol schemas, compiled, for `--validate-protocol`; a reader's reading is checked

@@ -96,6 +96,16 @@ mod tests {
             .expect("the golden")
     }
 
+    /// The golden with a mistake made on its first stream.
+    fn mistaken(case: &Case, mistake: &crate::source::Mistake) -> Vec<(String, Vec<u8>)> {
+        let mut wrong = golden(case);
+        let text = String::from_utf8(wrong[0].1.clone()).expect("UTF-8");
+        wrong[0].1 = text
+            .replacen(&mistake.replace, &mistake.with, 1)
+            .into_bytes();
+        wrong
+    }
+
     #[test]
     fn the_golden_passes_and_each_mistake_is_charged_to_its_rule() {
         let case = case("codex-rollout/crud_reasoning_01");
@@ -103,12 +113,7 @@ mod tests {
         assert!(right.pass, "{:?}", right.reasons);
         let fixture = case.fixture.as_ref().expect("a fixture");
         for mistake in &fixture.sidecar.mistakes {
-            let mut wrong = golden(&case);
-            let text = String::from_utf8(wrong[0].1.clone()).expect("UTF-8");
-            wrong[0].1 = text
-                .replacen(&mistake.replace, &mistake.with, 1)
-                .into_bytes();
-            let judged = judge_producer(&case, &wrong);
+            let judged = judge_producer(&case, &mistaken(&case, mistake));
             assert!(!judged.pass, "{}", mistake.what);
             assert!(
                 judged
@@ -130,12 +135,7 @@ mod tests {
         let fixture = case.fixture.as_mut().expect("a fixture");
         fixture.sidecar.status = Status::Tentative;
         let mistake = fixture.sidecar.mistakes[0].clone();
-        let mut wrong = golden(&case);
-        let text = String::from_utf8(wrong[0].1.clone()).expect("UTF-8");
-        wrong[0].1 = text
-            .replacen(&mistake.replace, &mistake.with, 1)
-            .into_bytes();
-        let judged = judge_producer(&case, &wrong);
+        let judged = judge_producer(&case, &mistaken(&case, &mistake));
         assert_eq!(judged.outcome(), crate::conformance::Outcome::NonStrict);
         assert!(
             judged
