@@ -32,6 +32,20 @@ pub fn corpus_files(dir: &str) -> Vec<(&'static str, &'static [u8])> {
     files
 }
 
+/// The directories of the source fixtures compiled into the kit (`sources/<format>/<name>`),
+/// sorted.
+pub fn fixture_dirs() -> Vec<&'static str> {
+    let mut dirs: Vec<&'static str> = CORPUS
+        .iter()
+        .filter_map(|(path, _)| {
+            let dir = path.strip_suffix("/fixture.json")?;
+            (dir.starts_with("sources/") && dir.matches('/').count() == 2).then_some(dir)
+        })
+        .collect();
+    dirs.sort_unstable();
+    dirs
+}
+
 /// The corpus compiled into the kit, unpacked below `base` (once: a later call finds it
 /// there). Returns the corpus directory.
 pub fn unpack_corpus(base: &Path) -> io::Result<PathBuf> {

@@ -7,6 +7,7 @@
 pub mod generator;
 pub mod mutate;
 pub mod oracle;
+pub mod producer;
 pub mod shrink;
 pub mod targets;
 

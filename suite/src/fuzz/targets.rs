@@ -5,6 +5,8 @@
 //! Each entry point panics only when its property is broken; the property itself is a
 //! `check_*` function returning what went wrong, so that it can be shown to fail.
 
+pub use super::producer::producer_output;
+
 use super::generator::{self, Config};
 use super::mutate;
 use crate::check::{self, CheckOptions, MAX_PER_LINE, MAX_PER_STREAM};
