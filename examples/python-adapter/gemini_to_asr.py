@@ -12,6 +12,9 @@ What it writes, and why (the rules of ../../../shared/spec/asr-messages.txt it f
   never the reasoning itself, ASR-214), then its text.
 - `info`, `error` and `warning` messages: notices the CLI showed the user (ASR-205):
   author harness, origin notice, audience user.
+- a message's `displayContent` (what the person saw, as an @file prompt before its files
+  were read in) becomes `displayContent` beside the `content` the model received; the one
+  record holds both, so the correspondence is `native` (ASR-208).
 
 A message of another type, or with members it does not convert (tool calls), makes it stop
 with exit status 3 and a reason on stderr rather than write a stream that loses them.
@@ -21,7 +24,7 @@ import json
 import sys
 
 NOTICES = ("info", "error", "warning")
-CONVERTED = {"id", "timestamp", "type", "content", "thoughts", "tokens", "model"}
+CONVERTED = {"id", "timestamp", "type", "content", "displayContent", "thoughts", "tokens", "model"}
 
 
 class Unsupported(Exception):
@@ -78,6 +81,9 @@ def convert(session):
         else:
             raise Unsupported(f"message {message.get('id')}: type {kind!r} not converted")
         record["content"] = content
+        if "displayContent" in message:
+            record["displayContent"] = text_parts(message["displayContent"])
+            record["displayCorrespondence"] = "native"
         records.append(record)
     return records
 
