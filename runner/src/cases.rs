@@ -46,7 +46,7 @@ enum VerdictArg {
 }
 
 pub fn run(args: &Args) -> Result<u8> {
-    let (_, cases) = corpus::load(args.cases.as_deref())?;
+    let cases = corpus::load(args.cases.as_deref())?.cases;
     let rule = corpus::pattern(args.rule.as_deref(), "--rule")?;
     let name = corpus::pattern(args.case.as_deref(), "--case")?;
     let selected: Vec<_> = cases

@@ -2,53 +2,85 @@
 
 use anyhow::{Context, Result};
 use asr_suite::case::{Case, load_corpus};
+use asr_suite::conformance::{CorpusInfo, CorpusOrigin};
 use std::path::{Path, PathBuf};
 
+/// A corpus found and loaded.
+pub struct Corpus {
+    /// Its directory.
+    pub root: PathBuf,
+    /// Every case.
+    pub cases: Vec<Case>,
+    /// Where it came from, for the reports.
+    pub info: CorpusInfo,
+}
+
 /// The corpus directory: the one given, else `./cases` when it holds a catalog, else the
-/// corpus the kit carries, unpacked into the user's cache (once).
-pub fn root(given: Option<&Path>) -> Result<PathBuf> {
+/// corpus the kit carries, unpacked into the user's cache and verified against the one
+/// compiled in before every use.
+pub fn root(given: Option<&Path>) -> Result<(PathBuf, CorpusInfo)> {
+    let directory = |dir: &Path| {
+        let info = CorpusInfo {
+            origin: CorpusOrigin::Directory,
+            path: dir.to_string_lossy().into_owned(),
+            verified: asr_suite::embedded::is_kits_corpus(dir),
+        };
+        Ok((dir.to_owned(), info))
+    };
     if let Some(given) = given {
-        return Ok(given.to_owned());
+        return directory(given);
     }
     let here = Path::new("cases");
     if here.join("rules.toml").is_file() {
-        return Ok(here.to_owned());
+        return directory(here);
     }
     let base = asr_suite::embedded::cache_base();
-    asr_suite::embedded::unpack_corpus(&base).with_context(|| {
+    let unpacked = asr_suite::embedded::unpack_corpus(&base).with_context(|| {
         format!(
             "failed to unpack the corpus the kit carries into {}; give a corpus with --cases DIR",
             base.display()
         )
-    })
+    })?;
+    if let Some(why) = &unpacked.replaced {
+        eprintln!(
+            "asr-ctk: the corpus in {} was not the kit's ({why}): unpacked it again",
+            unpacked.dir.display()
+        );
+    }
+    let info = CorpusInfo {
+        origin: CorpusOrigin::Kit,
+        path: unpacked.dir.to_string_lossy().into_owned(),
+        verified: true,
+    };
+    Ok((unpacked.dir, info))
 }
 
 /// Every case of the corpus.
-pub fn load(given: Option<&Path>) -> Result<(PathBuf, Vec<Case>)> {
-    let root = root(given)?;
+pub fn load(given: Option<&Path>) -> Result<Corpus> {
+    let (root, info) = root(given)?;
     let cases = load_corpus(&root).with_context(|| {
         format!(
             "failed to load the corpus in {} (give another with --cases DIR)",
             root.display()
         )
     })?;
-    Ok((root, cases))
+    Ok(Corpus { root, cases, info })
 }
 
 /// Every case of the corpus, and a producer case for each source fixture (`sources/`).
-pub fn load_with_sources(given: Option<&Path>) -> Result<(PathBuf, Vec<Case>)> {
-    let (root, mut cases) = load(given)?;
-    let dir = root.join(asr_suite::source::SOURCES_DIR);
+pub fn load_with_sources(given: Option<&Path>) -> Result<Corpus> {
+    let mut corpus = load(given)?;
+    let dir = corpus.root.join(asr_suite::source::SOURCES_DIR);
     let fixtures = asr_suite::source::load_fixtures(&dir)
         .with_context(|| format!("failed to load the source fixtures in {}", dir.display()))?;
     for fixture in &fixtures {
-        cases.push(
+        corpus.cases.push(
             fixture
                 .as_case()
                 .with_context(|| format!("failed to load the source fixture {}", fixture.name))?,
         );
     }
-    Ok((root, cases))
+    Ok(corpus)
 }
 
 /// A glob given with `flag`, compiled.

@@ -53,7 +53,11 @@ pub fn run(args: &Args) -> Result<u8> {
     );
     let timeouts = args.timeouts.timeouts()?;
     let role = args.role.protocol();
-    let (root, corpus) = corpus::load(args.cases.as_deref())?;
+    let corpus::Corpus {
+        root,
+        cases: corpus,
+        info,
+    } = corpus::load(args.cases.as_deref())?;
     let subjects = subjects(args, &corpus, role)?;
     let limits = args.limits.limits()?;
     let commands: Vec<Vec<String>> = args
@@ -125,7 +129,7 @@ pub fn run(args: &Args) -> Result<u8> {
         roles: vec![role],
     };
     let compared = results.len();
-    let mut report = RunReport::new(&corpus, adapter, results, Vec::new())
+    let mut report = RunReport::new(&corpus, info, adapter, results, Vec::new())
         .context("failed to read the corpus for its digest")?;
     report.interrupted = supervise::interrupted();
     if compared < subjects.len() {

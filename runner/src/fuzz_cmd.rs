@@ -682,7 +682,7 @@ fn write_case(
             format!("{stem}.{part}.jsonl")
         };
         let path = dir.join(name);
-        std::fs::write(&path, bytes)
+        asr_suite::files::replace(&path, bytes)
             .with_context(|| format!("failed to write {}", path.display()))?;
     }
     let expect = match role {
@@ -755,9 +755,9 @@ fn write_case(
         decision: None,
     };
     let sidecar_path = dir.join(format!("{stem}.json"));
-    std::fs::write(
+    asr_suite::files::replace(
         &sidecar_path,
-        serde_json::to_string_pretty(&sidecar)? + "\n",
+        (serde_json::to_string_pretty(&sidecar)? + "\n").as_bytes(),
     )
     .with_context(|| format!("failed to write {}", sidecar_path.display()))?;
     Ok(sidecar_path)

@@ -17,7 +17,6 @@ mod run;
 mod spec_check;
 mod timeouts;
 mod validate;
-mod walk;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
@@ -115,6 +114,9 @@ pub enum FindingsFormat {
 }
 
 fn main() -> ExitCode {
+    if let Some(kit) = std::env::var_os(run::supervise::WATCHDOG_VAR) {
+        return ExitCode::from(run::supervise::watchdog(&kit.to_string_lossy()));
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Validate(args) => validate::run(&args),

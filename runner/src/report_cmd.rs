@@ -81,7 +81,11 @@ pub fn run(command: &ReportCommand) -> Result<u8> {
             None => why,
         });
     }
-    let (root, corpus) = corpus::load_with_sources(cases.as_deref())?;
+    let corpus::Corpus {
+        root,
+        cases: corpus,
+        ..
+    } = corpus::load_with_sources(cases.as_deref())?;
     merged.summarize(Catalog::embedded());
     let streams = crate::run::stream_files(&root, &corpus);
     crate::run::write_reports(&merged, &streams, out)?;

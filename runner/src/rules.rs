@@ -29,7 +29,7 @@ pub struct Args {
 
 pub fn run(args: &Args) -> Result<u8> {
     let catalog = Catalog::embedded();
-    let (root, cases) = corpus::load(args.cases.as_deref())?;
+    let corpus::Corpus { root, cases, .. } = corpus::load(args.cases.as_deref())?;
     let fixtures = asr_suite::source::load_fixtures(&root.join("sources"))?;
     let mutators = asr_suite::fuzz::mutate::covered_clauses();
     let stdout = io::stdout();

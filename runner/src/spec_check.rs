@@ -74,7 +74,7 @@ pub fn run(args: &Args) -> Result<u8> {
     let whole = spec::parse(texts.iter().map(String::as_str));
     let catalog = Catalog::embedded();
     let comparison: SpecComparison = catalog.compare(&whole);
-    let (_, cases) = corpus::load(args.cases.as_deref())?;
+    let cases = corpus::load(args.cases.as_deref())?.cases;
     let cases_of = |rule: &str| -> Vec<&str> {
         cases
             .iter()

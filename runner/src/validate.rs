@@ -1,10 +1,11 @@
 //! `asr-ctk validate`.
 
-use crate::{FindingsFormat, exit, progress, walk};
+use crate::{FindingsFormat, exit, progress};
 use anyhow::{Context, Result};
 use asr_suite::check::{CheckOptions, DEFAULT_MAX_LINE_BYTES, StreamReport, check_related};
 use asr_suite::render::sarif;
 use asr_suite::report::FileReport;
+use asr_suite::walk;
 use std::fs::{File, Metadata};
 use std::io::{self, Write};
 use std::os::fd::AsFd;

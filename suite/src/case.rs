@@ -225,6 +225,15 @@ pub enum CaseError {
     /// A sidecar has no stream beside it.
     #[error("failed to find the stream of {0}: no .jsonl file of the same name")]
     NoStream(PathBuf),
+    /// A file of the corpus is a link out of it, or not a regular file: it is not read, so
+    /// that a planted link cannot put another file's text into a report or a request.
+    #[error("failed to load {path}: {why}")]
+    NotInCorpus {
+        /// The path in the corpus.
+        path: PathBuf,
+        /// What it is instead.
+        why: String,
+    },
 }
 
 impl Case {
@@ -263,19 +272,63 @@ pub fn next_id(lock: &str) -> String {
     format!("c{:04}", highest + 1)
 }
 
-/// Loads every case below `root` (sidecars are the `.json` files), sorted by name.
+/// Loads every case below `root` (sidecars are the `.json` files), sorted by name. The walk
+/// is [`crate::walk::Walk::confined`]: a directory met twice (a link loop) is walked once,
+/// and a link out of the corpus or a file that is not a regular one fails the load.
 pub fn load_corpus(root: &Path) -> Result<Vec<Case>, CaseError> {
-    let mut sidecars = Vec::new();
-    walk(root, &mut sidecars).map_err(|source| CaseError::Io {
-        path: root.to_owned(),
-        error: source,
-    })?;
+    let walk = crate::walk::Walk::confined(root, "json", NOT_CASES);
+    for note in walk.notes {
+        match note {
+            crate::walk::Note::Failed(e) => {
+                return Err(CaseError::Io {
+                    path: e.path,
+                    error: e.error,
+                });
+            }
+            crate::walk::Note::Skipped { path, reason } => {
+                if !matches!(reason, crate::walk::Reason::Already(_))
+                    && !matches!(reason, crate::walk::Reason::Loop { .. })
+                {
+                    return Err(CaseError::NotInCorpus {
+                        path,
+                        why: reason.to_string(),
+                    });
+                }
+            }
+        }
+    }
+    let mut sidecars = walk.files;
     sidecars.sort();
     sidecars.iter().map(|path| load_case(root, path)).collect()
 }
 
+/// Fails unless `path` is a regular file inside `root`, links followed.
+pub fn inside_corpus(root: &Path, path: &Path) -> Result<(), CaseError> {
+    let io = |error| CaseError::Io {
+        path: path.to_owned(),
+        error,
+    };
+    let canonical_root = std::fs::canonicalize(root).map_err(io)?;
+    if crate::walk::regular_inside(&canonical_root, path).map_err(io)? {
+        return Ok(());
+    }
+    let why = match std::fs::canonicalize(path) {
+        Ok(real) if !real.starts_with(&canonical_root) => format!(
+            "it is a link to {}, outside the corpus {}: not read",
+            real.display(),
+            root.display()
+        ),
+        _ => "it is not a regular file: not read".to_owned(),
+    };
+    Err(CaseError::NotInCorpus {
+        path: path.to_owned(),
+        why,
+    })
+}
+
 /// Loads one case from its sidecar's path.
 pub fn load_case(root: &Path, sidecar_path: &Path) -> Result<Case, CaseError> {
+    inside_corpus(root, sidecar_path)?;
     let text = std::fs::read_to_string(sidecar_path).map_err(|source| CaseError::Io {
         path: sidecar_path.to_owned(),
         error: source,
@@ -328,6 +381,9 @@ pub fn load_case(root: &Path, sidecar_path: &Path) -> Result<Case, CaseError> {
     if streams.is_empty() {
         return Err(CaseError::NoStream(sidecar_path.to_owned()));
     }
+    for (_, stream) in &streams {
+        inside_corpus(root, stream)?;
+    }
     Ok(Case {
         name,
         sidecar_path: sidecar_path.to_owned(),
@@ -339,20 +395,3 @@ pub fn load_case(root: &Path, sidecar_path: &Path) -> Result<Case, CaseError> {
 
 /// Directories below the corpus root that hold no cases.
 const NOT_CASES: &[&str] = &["spec", "sources"];
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.is_dir() {
-            if !path
-                .file_name()
-                .is_some_and(|n| NOT_CASES.iter().any(|x| n == *x))
-            {
-                walk(&path, out)?;
-            }
-        } else if path.extension().is_some_and(|e| e == "json") {
-            out.push(path);
-        }
-    }
-    Ok(())
-}

@@ -393,6 +393,31 @@ pub struct AdapterInfo {
     pub roles: Vec<ProtocolRole>,
 }
 
+/// The corpus a run used: a certification names it, since a corpus with cases taken out
+/// passes more implementations.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CorpusInfo {
+    /// The corpus the kit carries (`kit`), or a directory given or found (`directory`).
+    pub origin: CorpusOrigin,
+    /// The corpus directory the cases were read from.
+    pub path: String,
+    /// Whether the directory was, when the run started, byte for byte the corpus compiled
+    /// into this kit (nothing missing, changed or added): only then is the run a
+    /// certification against the kit's corpus.
+    pub verified: bool,
+}
+
+/// Where a run's corpus came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CorpusOrigin {
+    /// The corpus compiled into the kit, unpacked into the user's cache and verified.
+    Kit,
+    /// A directory: `--cases DIR`, or `./cases` in a checkout.
+    Directory,
+}
+
 /// The whole report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -404,6 +429,8 @@ pub struct RunReport {
     pub kit_version: String,
     /// sha256 over every case of the corpus (names, sidecars, streams), `sha256:` prefixed.
     pub case_set: String,
+    /// Where the corpus came from, and whether it is the kit's own, verified.
+    pub corpus: CorpusInfo,
     /// Cases in the corpus.
     pub corpus_cases: usize,
     /// The implementation and how it was driven.
@@ -433,6 +460,7 @@ impl RunReport {
     /// the corpus digest, the command line and the time now are filled in.
     pub fn new(
         corpus: &[Case],
+        origin: CorpusInfo,
         adapter: AdapterInfo,
         cases: Vec<CaseResult>,
         shards: Vec<String>,
@@ -441,6 +469,7 @@ impl RunReport {
             kit: "asr-ctk".into(),
             kit_version: env!("CARGO_PKG_VERSION").into(),
             case_set: case_set_digest(corpus)?,
+            corpus: origin,
             corpus_cases: corpus.len(),
             adapter,
             command_line: std::env::args().collect(),

@@ -138,6 +138,15 @@ pub enum FixtureError {
         /// Why.
         error: serde_json::Error,
     },
+    /// A file or directory of a fixture is a link out of it, or not a regular file: it is not
+    /// read, so that a planted link cannot put another file's text into a report.
+    #[error("failed to read {path}: it is {why}: not read")]
+    NotInCorpus {
+        /// The path in the corpus.
+        path: PathBuf,
+        /// What it is instead.
+        why: String,
+    },
 }
 
 /// One way a producer's output fails its fixture.
@@ -306,9 +315,14 @@ pub fn load_fixtures(root: &Path) -> Result<Vec<SourceFixture>, FixtureError> {
     if !root.is_dir() {
         return Ok(fixtures);
     }
-    for format in sorted_dirs(root)? {
-        for dir in sorted_dirs(&format)? {
+    let within = std::fs::canonicalize(root).map_err(|error| FixtureError::Io {
+        path: root.to_owned(),
+        error,
+    })?;
+    for format in sorted_dirs(root, &within)? {
+        for dir in sorted_dirs(&format, &within)? {
             let path = dir.join("fixture.json");
+            confined(&path, &within)?;
             let text = std::fs::read_to_string(&path).map_err(|error| FixtureError::Io {
                 path: path.clone(),
                 error,
@@ -326,7 +340,8 @@ pub fn load_fixtures(root: &Path) -> Result<Vec<SourceFixture>, FixtureError> {
     Ok(fixtures)
 }
 
-fn sorted_dirs(dir: &Path) -> Result<Vec<PathBuf>, FixtureError> {
+/// The directories in `dir`, sorted; a link to a directory outside `within` fails.
+fn sorted_dirs(dir: &Path, within: &Path) -> Result<Vec<PathBuf>, FixtureError> {
     let io = |error| FixtureError::Io {
         path: dir.to_owned(),
         error,
@@ -335,6 +350,13 @@ fn sorted_dirs(dir: &Path) -> Result<Vec<PathBuf>, FixtureError> {
     for entry in std::fs::read_dir(dir).map_err(io)? {
         let path = entry.map_err(io)?.path();
         if path.is_dir() {
+            let real = std::fs::canonicalize(&path).map_err(io)?;
+            if !real.starts_with(within) {
+                return Err(FixtureError::NotInCorpus {
+                    why: format!("a link to {}, outside {}", real.display(), within.display()),
+                    path,
+                });
+            }
             dirs.push(path);
         }
     }
@@ -342,6 +364,25 @@ fn sorted_dirs(dir: &Path) -> Result<Vec<PathBuf>, FixtureError> {
     Ok(dirs)
 }
 
+/// Fails unless `path` is, links followed, a regular file inside `within` (canonical).
+fn confined(path: &Path, within: &Path) -> Result<(), FixtureError> {
+    let io = |error| FixtureError::Io {
+        path: path.to_owned(),
+        error,
+    };
+    if crate::walk::regular_inside(within, path).map_err(io)? {
+        return Ok(());
+    }
+    let real = std::fs::canonicalize(path).map_err(io)?;
+    Err(FixtureError::NotInCorpus {
+        why: if real.starts_with(within) {
+            "not a regular file".to_owned()
+        } else {
+            format!("a link to {}, outside {}", real.display(), within.display())
+        },
+        path: path.to_owned(),
+    })
+}
 /// The files of `dir` whose names `keep` accepts, by name, sorted.
 fn read_dir_files(
     dir: &Path,
@@ -351,13 +392,17 @@ fn read_dir_files(
         let path = path.to_owned();
         move |error| FixtureError::Io { path, error }
     };
+    // A fixture's files stay inside its directory, the one above `source/` or `expected/`.
+    let fixture = dir.parent().unwrap_or(dir);
+    let within = std::fs::canonicalize(fixture).map_err(io(fixture))?;
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(io(dir))? {
         let path = entry.map_err(io(dir))?.path();
         let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
             continue;
         };
-        if path.is_file() && keep(&name) {
+        if keep(&name) && std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_dir()) {
+            confined(&path, &within)?;
             let bytes = std::fs::read(&path).map_err(io(&path))?;
             files.push((name, bytes));
         }

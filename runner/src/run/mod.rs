@@ -88,7 +88,11 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> Result<u8> {
-    let (root, corpus) = match corpus::load_with_sources(args.cases.as_deref()) {
+    let corpus::Corpus {
+        root,
+        cases: corpus,
+        info,
+    } = match corpus::load_with_sources(args.cases.as_deref()) {
         Ok(loaded) => loaded,
         Err(error) => {
             eprintln!("asr-ctk: {error:#}");
@@ -172,6 +176,7 @@ pub fn run(args: &Args) -> Result<u8> {
     };
     let mut report = RunReport::new(
         &corpus,
+        info,
         adapter,
         driven.results,
         args.shard.iter().cloned().collect(),

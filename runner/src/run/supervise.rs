@@ -10,6 +10,13 @@
 //!   `/proc`, and every process re-parented to the kit that does not belong to an adapter still
 //!   running (each adapter's environment carries [`TOKEN_VAR`], which its descendants inherit).
 //! - Elsewhere only the process group is ended: a descendant that leaves the group survives.
+//! - When the kit itself is killed (SIGKILL: an out-of-memory killer, a CI runner's hard
+//!   cancel), it can clean up nothing, and what it re-parented goes to init. On Linux a
+//!   watchdog process started by [`init`] holds the read end of a pipe whose write end only
+//!   the kit has; when the kit dies the pipe closes, and the watchdog kills every process
+//!   whose environment carries a [`TOKEN_VAR`] of the dead kit's (the adapters, and whatever
+//!   they started, detached or not), then exits. A process that scrubs its environment and
+//!   detaches escapes it.
 //!
 //! Signals: the first SIGINT or SIGTERM sets [`interrupted`]; the run starts no new case, gives
 //! each adapter SIGTERM and [`TERM_GRACE`] to exit, then SIGKILL, and writes the report of
@@ -25,6 +32,9 @@ use std::time::{Duration, Instant};
 /// The environment variable that names the adapter a process belongs to.
 pub const TOKEN_VAR: &str = "ASR_CTK_ADAPTER_TOKEN";
 
+/// The environment variable that makes `asr-ctk` the watchdog of the kit whose pid it holds.
+pub const WATCHDOG_VAR: &str = "ASR_CTK_WATCHDOG";
+
 /// How long an adapter has to exit after SIGTERM when a run is interrupted.
 pub const TERM_GRACE: Duration = Duration::from_secs(2);
 
@@ -37,7 +47,10 @@ pub fn interrupted() -> bool {
 /// Called once by the commands that start adapters.
 pub fn init() -> io::Result<()> {
     #[cfg(target_os = "linux")]
-    nix::sys::prctl::set_child_subreaper(true).map_err(io::Error::from)?;
+    {
+        nix::sys::prctl::set_child_subreaper(true).map_err(io::Error::from)?;
+        start_watchdog();
+    }
     let mut signals = signal_hook::iterator::Signals::new([
         signal_hook::consts::SIGINT,
         signal_hook::consts::SIGTERM,
@@ -62,6 +75,47 @@ pub fn init() -> io::Result<()> {
             }
         })?;
     Ok(())
+}
+
+/// The watchdog's work (the process started with [`WATCHDOG_VAR`] set to the kit's pid):
+/// waits for its standard input to close, which happens when the kit has exited or died,
+/// then kills every process carrying a token of that kit. Returns the exit status.
+pub fn watchdog(kit: &str) -> u8 {
+    use std::io::Read;
+    let Ok(kit) = kit.parse::<u32>() else {
+        return crate::exit::USAGE_OR_IO;
+    };
+    let mut sink = [0u8; 64];
+    let mut stdin = io::stdin().lock();
+    loop {
+        match stdin.read(&mut sink) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    let prefix = format!("{kit}-");
+    // Rounds repeat while some are found: a dying process can still have forked.
+    for _ in 0..50 {
+        let mine: Vec<u32> = procfs::all()
+            .into_iter()
+            .filter(|pid| procfs::token(*pid).is_some_and(|t| t.starts_with(&prefix)))
+            .collect();
+        if mine.is_empty() {
+            break;
+        }
+        for pid in mine {
+            if let Ok(raw) = i32::try_from(pid) {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(raw),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+            }
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    crate::exit::OK
 }
 
 /// An adapter process under supervision: ended, with everything it started, when dropped.
@@ -163,6 +217,53 @@ impl Drop for Supervised {
 }
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// The watchdog, once started: its pid, and the write end of its pipe, kept open (never
+/// written) for as long as the kit lives.
+static WATCHDOG: Mutex<Option<(u32, std::process::ChildStdin)>> = Mutex::new(None);
+
+/// Starts the watchdog, once. It runs in a process group of its own (a Ctrl-C to the kit's
+/// group does not reach it) and carries no adapter token. A kit that cannot start it says so
+/// and runs without it.
+#[cfg(target_os = "linux")]
+fn start_watchdog() {
+    use std::os::unix::process::CommandExt;
+    use std::process::Stdio;
+    let mut watchdog = WATCHDOG
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if watchdog.is_some() {
+        return;
+    }
+    // The running binary, even if its file was replaced or removed since it started.
+    let started = Command::new("/proc/self/exe")
+        .env(WATCHDOG_VAR, std::process::id().to_string())
+        .env_remove(TOKEN_VAR)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn();
+    match started {
+        Ok(mut child) => {
+            // Not waited for: it outlives the kit, and init reaps it.
+            if let Some(pipe) = child.stdin.take() {
+                *watchdog = Some((child.id(), pipe));
+            }
+        }
+        Err(e) => eprintln!(
+            "asr-ctk: failed to start the watchdog that ends the adapters if the kit is killed: {e}"
+        ),
+    }
+}
+
+/// The watchdog's pid, if it runs.
+fn watchdog_pid() -> Option<u32> {
+    WATCHDOG
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .as_ref()
+        .map(|(pid, _)| *pid)
+}
 static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
 /// Adapters running now: their pids and tokens.
 static LIVE: Mutex<Vec<(u32, String)>> = Mutex::new(Vec::new());
@@ -187,10 +288,11 @@ fn signal_tree(pid: u32, signal: nix::sys::signal::Signal) {
 /// some are found, since a dying process can still have forked.
 fn sweep_orphans(live: &[(u32, String)], ended: &str) {
     let me = std::process::id();
+    let watchdog = watchdog_pid();
     for _ in 0..50 {
         let mut found = false;
         for pid in procfs::children(me) {
-            if live.iter().any(|(p, _)| *p == pid) {
+            if live.iter().any(|(p, _)| *p == pid) || Some(pid) == watchdog {
                 continue;
             }
             let token = procfs::token(pid);
@@ -212,11 +314,14 @@ fn sweep_orphans(live: &[(u32, String)], ended: &str) {
     }
 }
 
-/// Kills every descendant of the kit, at once (the second signal).
+/// Kills every descendant of the kit, at once (the second signal); the watchdog, which
+/// would find nothing left to do, goes on until the kit has exited.
 fn kill_descendants() {
     use nix::sys::signal::{Signal, kill};
+    let watchdog = watchdog_pid();
     for _ in 0..10 {
-        let all = procfs::descendants(std::process::id());
+        let mut all = procfs::descendants(std::process::id());
+        all.retain(|pid| Some(*pid) != watchdog);
         if all.is_empty() {
             return;
         }
@@ -259,6 +364,11 @@ mod procfs {
         }
         found.remove(0);
         found
+    }
+
+    /// Every process.
+    pub fn all() -> Vec<u32> {
+        parents().into_iter().map(|(pid, _)| pid).collect()
     }
 
     /// The adapter token in a process's environment.

@@ -14,7 +14,8 @@ pub fn reports(report: &RunReport, streams: &StreamFiles, dir: &Path) -> Result<
     std::fs::create_dir_all(dir).with_context(|| format!("failed to create {}", dir.display()))?;
     let write = |name: &str, text: String| {
         let path = dir.join(name);
-        std::fs::write(&path, text).with_context(|| format!("failed to write {}", path.display()))
+        asr_suite::files::replace(&path, text.as_bytes())
+            .with_context(|| format!("failed to write {}", path.display()))
     };
     write("report.json", serde_json::to_string_pretty(report)? + "\n")?;
     write("report.md", render::markdown(report))?;

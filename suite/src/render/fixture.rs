@@ -1,6 +1,8 @@
 //! One run of every kind of outcome, with hostile text in it, for the renderers' tests.
 
-use crate::conformance::{AdapterInfo, CaseResult, Outcome, RuleResult, RuleVerdict, RunReport};
+use crate::conformance::{
+    AdapterInfo, CaseResult, CorpusInfo, CorpusOrigin, Outcome, RuleResult, RuleVerdict, RunReport,
+};
 use crate::protocol::{Implementation, ProtocolRole};
 use std::collections::BTreeMap;
 
@@ -52,6 +54,11 @@ pub fn report() -> RunReport {
         kit: "asr-ctk".into(),
         kit_version: "0.1.0".into(),
         case_set: format!("sha256:{}", "ab".repeat(32)),
+        corpus: CorpusInfo {
+            origin: CorpusOrigin::Kit,
+            path: "/home/user/.cache/asr-ctk/corpus-0.1.0-0123456789abcdef".into(),
+            verified: true,
+        },
         corpus_cases: 120,
         adapter: AdapterInfo {
             command: vec!["./adapter".into(), "--flag".into(), "two words".into()],

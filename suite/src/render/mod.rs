@@ -24,7 +24,7 @@ pub use html::html;
 pub use junit::junit;
 pub use markdown::markdown;
 
-use crate::conformance::{CaseResult, Outcome, RuleResult, RuleVerdict, RunReport};
+use crate::conformance::{CaseResult, CorpusOrigin, Outcome, RuleResult, RuleVerdict, RunReport};
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
@@ -237,6 +237,21 @@ fn about(report: &RunReport) -> Vec<Row> {
             "caseSet",
             report.case_set.clone(),
             RowKind::Code,
+        )
+    });
+    rows.push(Row {
+        note: Some(report.corpus.path.clone()),
+        ..row(
+            "Corpus",
+            "corpus",
+            match (report.corpus.origin, report.corpus.verified) {
+                (CorpusOrigin::Kit, true) => "the kit's own, verified",
+                (CorpusOrigin::Kit, false) => "the kit's own, NOT verified",
+                (CorpusOrigin::Directory, true) => "a directory, verified as the kit's own",
+                (CorpusOrigin::Directory, false) => "a directory, not the kit's own corpus",
+            }
+            .to_owned(),
+            RowKind::Text,
         )
     });
     rows.push(row(

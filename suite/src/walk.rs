@@ -1,13 +1,14 @@
-//! The files `asr-ctk validate` checks: the paths given, and the `.jsonl` files below the
-//! directories among them.
+//! The files below directories, for every command that walks one: the `.jsonl` streams that
+//! `asr-ctk validate` checks, and the sidecars of a corpus.
 //!
 //! A directory tree may hold symlinks back into itself, the same file under several names,
 //! and FIFOs or sockets that would block or fail a read. Directories and files are known by
-//! (device, inode), so a loop is walked once and a file is checked once; what is not a
-//! regular file is left out while walking. A path given by name is read whatever it is: the
-//! user asked for it.
+//! (device, inode), so a loop is walked once and a file is taken once; what is not a regular
+//! file is left out while walking. A path given by name is read whatever it is: the user
+//! asked for it. A walk confined to its root ([`Walk::confined`], a corpus) takes nothing a
+//! link leads to outside that root: a planted link cannot make the kit read a file of the
+//! user's into a report.
 
-use anyhow::anyhow;
 use std::collections::HashMap;
 use std::fmt;
 use std::fs::{self, Metadata};
@@ -34,7 +35,19 @@ pub enum Note {
         reason: Reason,
     },
     /// The path could not be listed or examined.
-    Failed(anyhow::Error),
+    Failed(WalkError),
+}
+
+/// A path that could not be opened or listed.
+#[derive(Debug, thiserror::Error)]
+#[error("failed to {action} {}: {error}", path.display())]
+pub struct WalkError {
+    /// `open` or `list`.
+    pub action: &'static str,
+    /// The path.
+    pub path: PathBuf,
+    /// Why.
+    pub error: std::io::Error,
 }
 
 /// Why a path was left out.
@@ -51,16 +64,36 @@ pub enum Reason {
     Already(PathBuf),
     /// Found while walking, and not a regular file: a FIFO, a socket, a device.
     NotRegular(&'static str),
+    /// A link to a file or directory outside the root of a confined walk.
+    Outside(PathBuf),
 }
 
 /// Expands the paths given, in order: a directory into the `.jsonl` files below it, sorted
 /// by path and depth first; anything else stands for itself.
 pub fn walk(paths: &[PathBuf]) -> Walk {
-    let mut walker = Walker::default();
+    let mut walker = Walker::new("jsonl");
     for path in paths {
         walker.argument(path);
     }
     walker.walk
+}
+
+impl Walk {
+    /// The files named `*.EXTENSION` below `root`, sorted by path, each once, none outside
+    /// `root` (after following links), and no directory named one of `skip` walked.
+    pub fn confined(root: &Path, extension: &str, skip: &[&str]) -> Walk {
+        let mut walker = Walker::new(extension);
+        walker.skip_dirs = skip.iter().map(|s| (*s).to_owned()).collect();
+        match fs::canonicalize(root) {
+            Ok(canonical) => walker.confine = Some(canonical),
+            Err(error) => {
+                walker.fail("open", root, error);
+                return walker.walk;
+            }
+        }
+        walker.argument(root);
+        walker.walk
+    }
 }
 
 impl Note {
@@ -68,6 +101,26 @@ impl Note {
     pub fn is_failure(&self) -> bool {
         matches!(self, Note::Failed(_))
     }
+
+    /// Whether the note says a file or directory was left out because reading it would be
+    /// wrong (outside a confined root, not a regular file), not because it was seen already.
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            Note::Failed(_)
+                | Note::Skipped {
+                    reason: Reason::Outside(_) | Reason::NotRegular(_),
+                    ..
+                }
+        )
+    }
+}
+
+/// Whether `path`, links followed, is a regular file inside `root` (a canonical path): the
+/// test every file of a corpus passes before it is read.
+pub fn regular_inside(root: &Path, path: &Path) -> std::io::Result<bool> {
+    let canonical = fs::canonicalize(path)?;
+    Ok(canonical.starts_with(root) && fs::metadata(&canonical)?.is_file())
 }
 
 impl fmt::Display for Note {
@@ -88,6 +141,11 @@ impl fmt::Display for Reason {
             Reason::Loop { to, symlink: false } => write!(f, "a loop back to {}", to.display()),
             Reason::Already(path) => write!(f, "already checked as {}", path.display()),
             Reason::NotRegular(kind) => write!(f, "not a regular file ({kind})"),
+            Reason::Outside(to) => write!(
+                f,
+                "a link to {}, outside the directory walked: not read",
+                to.display()
+            ),
         }
     }
 }
@@ -95,9 +153,14 @@ impl fmt::Display for Reason {
 /// A file's or directory's identity: (device, inode).
 type Key = (u64, u64);
 
-#[derive(Default)]
 struct Walker {
     walk: Walk,
+    /// The extension of the files taken while walking.
+    extension: String,
+    /// The canonical root nothing is taken outside of, if the walk is confined.
+    confine: Option<PathBuf>,
+    /// Names of directories not walked.
+    skip_dirs: Vec<String>,
     /// Every directory walked, with the path it was walked under.
     dirs: HashMap<Key, PathBuf>,
     /// Every file taken, with the path it was taken under.
@@ -108,6 +171,28 @@ struct Walker {
 }
 
 impl Walker {
+    fn new(extension: &str) -> Self {
+        Walker {
+            walk: Walk::default(),
+            extension: extension.to_owned(),
+            confine: None,
+            skip_dirs: Vec::new(),
+            dirs: HashMap::new(),
+            files: HashMap::new(),
+            open: Vec::new(),
+        }
+    }
+
+    /// Where `path` leads when it leads outside the confined root.
+    fn outside(&self, path: &Path) -> Option<PathBuf> {
+        let root = self.confine.as_ref()?;
+        match fs::canonicalize(path) {
+            Ok(real) if real.starts_with(root) => None,
+            Ok(real) => Some(real),
+            Err(_) => Some(path.to_owned()),
+        }
+    }
+
     fn argument(&mut self, path: &Path) {
         if path.as_os_str() == "-" {
             self.walk.files.push(path.to_owned());
@@ -116,9 +201,7 @@ impl Walker {
         match fs::metadata(path) {
             Ok(meta) if meta.is_dir() => self.dir(path, &meta),
             Ok(meta) => self.file(path, &meta),
-            Err(error) => {
-                self.fail(anyhow!(error).context(format!("failed to open {}", path.display())));
-            }
+            Err(error) => self.fail("open", path, error),
         }
     }
 
@@ -147,7 +230,7 @@ impl Walker {
         let mut entries = match listed {
             Ok(entries) => entries,
             Err(error) => {
-                self.fail(anyhow!(error).context(format!("failed to list {}", path.display())));
+                self.fail("list", path, error);
                 return;
             }
         };
@@ -160,17 +243,30 @@ impl Walker {
     }
 
     fn entry(&mut self, path: &Path) {
-        let stream = path.extension().is_some_and(|e| e == "jsonl");
-        match fs::metadata(path) {
-            Ok(meta) if meta.is_dir() => self.dir(path, &meta),
+        let stream = path
+            .extension()
+            .is_some_and(|e| *e == *self.extension.as_str());
+        let meta = fs::metadata(path);
+        let counts = stream || meta.as_ref().is_ok_and(Metadata::is_dir);
+        if counts && let Some(to) = self.outside(path) {
+            self.skip(path, Reason::Outside(to));
+            return;
+        }
+        match meta {
+            Ok(meta) if meta.is_dir() => {
+                let skipped = path
+                    .file_name()
+                    .is_some_and(|n| self.skip_dirs.iter().any(|s| n == s.as_str()));
+                if !skipped {
+                    self.dir(path, &meta);
+                }
+            }
             Ok(meta) if stream && meta.is_file() => self.file(path, &meta),
             Ok(meta) if stream => {
                 let reason = Reason::NotRegular(kind(&meta));
                 self.skip(path, reason);
             }
-            Err(error) if stream => {
-                self.fail(anyhow!(error).context(format!("failed to open {}", path.display())));
-            }
+            Err(error) if stream => self.fail("open", path, error),
             // Not a stream by its name; a dangling symlink without one is not either.
             Ok(_) | Err(_) => {}
         }
@@ -194,8 +290,12 @@ impl Walker {
         });
     }
 
-    fn fail(&mut self, error: anyhow::Error) {
-        self.walk.notes.push(Note::Failed(error));
+    fn fail(&mut self, action: &'static str, path: &Path, error: std::io::Error) {
+        self.walk.notes.push(Note::Failed(WalkError {
+            action,
+            path: path.to_owned(),
+            error,
+        }));
     }
 }
 
