@@ -323,6 +323,13 @@ pub fn load_fixtures(root: &Path) -> Result<Vec<SourceFixture>, FixtureError> {
         for dir in sorted_dirs(&format, &within)? {
             let path = dir.join("fixture.json");
             confined(&path, &within)?;
+            // Refused now rather than when a case is judged: a run over a corpus with a
+            // planted link does not start.
+            for part in ["source", "expected"] {
+                if std::fs::symlink_metadata(dir.join(part)).is_ok() {
+                    read_dir_names(&dir.join(part))?;
+                }
+            }
             let text = std::fs::read_to_string(&path).map_err(|error| FixtureError::Io {
                 path: path.clone(),
                 error,
@@ -383,6 +390,26 @@ fn confined(path: &Path, within: &Path) -> Result<(), FixtureError> {
         path: path.to_owned(),
     })
 }
+/// The names of the files of a fixture's `dir`, each checked as [`read_dir_files`] checks
+/// it, without reading it.
+fn read_dir_names(dir: &Path) -> Result<Vec<PathBuf>, FixtureError> {
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |error| FixtureError::Io { path, error }
+    };
+    let fixture = dir.parent().unwrap_or(dir);
+    let within = std::fs::canonicalize(fixture).map_err(io(fixture))?;
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io(dir))? {
+        let path = entry.map_err(io(dir))?.path();
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_dir()) {
+            confined(&path, &within)?;
+            names.push(path);
+        }
+    }
+    Ok(names)
+}
+
 /// The files of `dir` whose names `keep` accepts, by name, sorted.
 fn read_dir_files(
     dir: &Path,

@@ -54,7 +54,7 @@ pub fn oneshot(
         ("ASR_CTK_SOURCE_DIR", source.to_string_lossy().into_owned()),
         ("ASR_CTK_OUTPUT_DIR", output.to_string_lossy().into_owned()),
     ];
-    let (ran, stderr) = adapter::oneshot_output(&command, &env, &Input::Bytes(b""), talk);
+    let (ran, mut stderr) = adapter::oneshot_output(&command, &env, &Input::Bytes(b""), talk);
     let answer = ran.and_then(|ran| {
         let written = streams_in(&output, talk.max_reply_bytes)?;
         if !written.is_empty() {
@@ -73,6 +73,14 @@ pub fn oneshot(
             Ok(Produced::Outputs(vec![(String::new(), ran.bytes)]))
         }
     });
+    if let Err(left) = work.remove() {
+        // Said on the console and kept with the case's stderr, so that the report says it too.
+        eprintln!("asr-ctk: {left}");
+        if !stderr.is_empty() && !stderr.ends_with('\n') {
+            stderr.push('\n');
+        }
+        stderr.push_str(&format!("[asr-ctk: {left}]\n"));
+    }
     (answer, stderr)
 }
 
@@ -127,7 +135,7 @@ fn streams_in(dir: &Path, max: usize) -> Result<Vec<(String, Vec<u8>)>, Fault> {
 }
 
 /// A directory of the kit's for one producer case, removed however the case ends.
-struct WorkDir(PathBuf);
+struct WorkDir(PathBuf, bool);
 
 impl WorkDir {
     fn new() -> std::io::Result<Self> {
@@ -138,16 +146,32 @@ impl WorkDir {
             NEXT.fetch_add(1, Ordering::Relaxed)
         ));
         std::fs::create_dir(&dir)?;
-        let work = WorkDir(dir);
+        let work = WorkDir(dir, false);
         std::fs::create_dir(work.0.join("source"))?;
         std::fs::create_dir(work.0.join("output"))?;
         Ok(work)
     }
 }
 
+impl WorkDir {
+    /// Removes the directory, or says what is left and why (a file the producer made that
+    /// cannot be deleted, say one it made immutable).
+    fn remove(mut self) -> Result<(), String> {
+        self.1 = true;
+        std::fs::remove_dir_all(&self.0).map_err(|e| {
+            format!(
+                "failed to remove the producer's directory {}: {e}; it is left behind",
+                self.0.display()
+            )
+        })
+    }
+}
+
 impl Drop for WorkDir {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        if !self.1 {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
     }
 }
 

@@ -188,25 +188,13 @@ fn an_adapter_that_hangs_is_a_fault_and_the_run_ends() {
     assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("a directory");
-    for entry in std::fs::read_dir(from).expect("a directory").flatten() {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("a copy");
-        }
-    }
-}
-
 /// `--promote` files each case found under its rule in a corpus checkout, with the next ids
 /// of its ids.lock, and the corpus still passes its lints; two jobs find what one finds.
 #[test]
 fn promoted_cases_join_the_corpus_with_new_ids_and_keep_its_lints() {
     let scratch = scratch("fuzz-promote");
     let corpus = scratch.join("cases");
-    copy_dir(&crate::helpers::corpus(), &corpus);
+    crate::helpers::copy_dir(&crate::helpers::corpus(), &corpus);
     let lock_before = std::fs::read_to_string(corpus.join("ids.lock")).expect("ids.lock");
     let next = asr_suite::case::next_id(&lock_before);
     let out = scratch.join("out");

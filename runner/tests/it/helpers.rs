@@ -83,6 +83,19 @@ impl Drop for Scratch {
     }
 }
 
+/// Copies the directory tree `from` to `to` (the corpus into a scratch directory, say).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("a directory");
+    for entry in std::fs::read_dir(from).expect("a directory").flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("a copy");
+        }
+    }
+}
+
 /// Runs `asr-ctk` with `args` in the repository root, standard input empty.
 pub fn asr_ctk<S: AsRef<OsStr>>(args: &[S]) -> Output {
     Kit::new(args).output()
@@ -114,6 +127,12 @@ impl Kit {
 
     pub fn envs(mut self, vars: &[(&str, &str)]) -> Self {
         self.command.envs(vars.iter().copied());
+        self
+    }
+
+    /// Runs it in `dir` instead of the repository root.
+    pub fn current_dir(mut self, dir: &Path) -> Self {
+        self.command.current_dir(dir);
         self
     }
 

@@ -11,4 +11,5 @@ mod progress;
 mod read_memory;
 mod readers;
 mod run;
+mod trust;
 mod walk;

@@ -203,6 +203,81 @@ fn a_stream_that_is_not_valid_fails_as_invalid_under_the_checkers_rule() {
     );
 }
 
+/// A producer's output the kit cannot delete (made immutable) leaves its directory behind,
+/// and the kit says so on the console and in the report. Needs `chattr` and the right to use
+/// it (root, on a file system with the flag); says so and checks nothing otherwise.
+#[test]
+fn a_work_directory_the_kit_cannot_remove_is_said() {
+    let probe = scratch("producers-chattr");
+    let file = probe.join("f");
+    std::fs::write(&file, "x").expect("write");
+    let works = std::process::Command::new("chattr")
+        .arg("+i")
+        .arg(&file)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !works {
+        eprintln!("chattr +i does not work here: nothing checked");
+        return;
+    }
+    let _ = std::process::Command::new("chattr")
+        .arg("-i")
+        .arg(&file)
+        .status();
+    // Its own temporary directory: what is left there is no other test's business.
+    let tmp = probe.join("tmp");
+    std::fs::create_dir_all(&tmp).expect("mkdir");
+    let out = probe.join("out");
+    let output = crate::helpers::Kit::new(&[
+        "run",
+        "--role",
+        "producer",
+        "--quiet",
+        "--oneshot",
+        "--case",
+        "sources/claude-code-jsonl/background_agent_01",
+        "--adapter",
+        &faulty("immutable"),
+        "--out",
+        &out.to_string_lossy(),
+    ])
+    .envs(&[("TMPDIR", &tmp.to_string_lossy())])
+    .output();
+    let report: RunReport =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("a report"))
+            .expect("a report");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let said = "failed to remove the producer's directory";
+    let left: Vec<_> = stderr
+        .lines()
+        .filter_map(|l| l.split(said).nth(1))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .map(|dir| dir.trim_end_matches(':').to_owned())
+        .collect();
+    for dir in &left {
+        let _ = std::process::Command::new("chattr")
+            .args(["-R", "-i", dir])
+            .status();
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    assert_eq!(left.len(), 1, "{stderr}");
+    assert_eq!(report.cases.len(), 1);
+    assert_eq!(
+        report.cases[0].outcome,
+        Outcome::Pass,
+        "{:?}",
+        report.cases[0]
+    );
+    assert!(
+        report.cases[0]
+            .stderr
+            .as_deref()
+            .is_some_and(|s| s.contains(said)),
+        "{:?}",
+        report.cases[0]
+    );
+}
+
 #[test]
 fn a_oneshot_producer_writes_its_stream_on_stdout_or_into_its_output_directory() {
     for mode in ["stdout", "outdir"] {

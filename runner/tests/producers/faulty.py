@@ -8,13 +8,16 @@
 - `joined`: writes the golden's first two lines as one entry of `lines`, a newline inside;
 - `stdout` (one-shot): prints the golden stream itself on stdout, no reply;
 - `outdir` (one-shot): writes the golden into ASR_CTK_OUTPUT_DIR as stream.jsonl, prints nothing;
-- `nothing` (one-shot): exits 0 having written nothing.
+- `nothing` (one-shot): exits 0 having written nothing;
+- `immutable` (one-shot): as `outdir`, then makes the stream immutable (`chattr +i`), so that
+  the kit cannot remove it.
 
 Persistent mode unless the kit's one-shot environment is set. See _producer.py.
 """
 
 import json
 import os
+import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # leave no __pycache__ beside the fixtures
@@ -68,10 +71,12 @@ def oneshot():
     text = golden_text(fixture)
     if MODE == "stdout":
         sys.stdout.write(text)
-    elif MODE == "outdir":
-        with open(os.path.join(os.environ["ASR_CTK_OUTPUT_DIR"], "stream.jsonl"), "w",
-                  encoding="utf-8") as out:
+    elif MODE in ("outdir", "immutable"):
+        path = os.path.join(os.environ["ASR_CTK_OUTPUT_DIR"], "stream.jsonl")
+        with open(path, "w", encoding="utf-8") as out:
             out.write(text)
+        if MODE == "immutable":
+            subprocess.run(["chattr", "+i", path], check=True)
 
 
 if __name__ == "__main__":
