@@ -502,11 +502,16 @@ impl Target {
         use std::io::{Seek, SeekFrom};
         while self.files.len() <= at {
             let path = Target::path(base, self.files.len());
+            // Whatever is at the name goes (a link planted there included, never followed),
+            // and the file is made anew, exclusively.
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
             self.files.push(
                 std::fs::OpenOptions::new()
                     .write(true)
-                    .create(true)
-                    .truncate(true)
+                    .create_new(true)
                     .open(path)?,
             );
         }

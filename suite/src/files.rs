@@ -77,7 +77,7 @@ mod tests {
                 .is_symlink()
         );
         let names: Vec<_> = std::fs::read_dir(&dir).expect("list").flatten().collect();
-        assert_eq!(names.len(), 4, "no temporary file is left");
+        assert_eq!(names.len(), 3, "no temporary file is left");
         std::fs::remove_dir_all(&dir).expect("cleaned up");
     }
 }

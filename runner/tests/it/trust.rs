@@ -357,3 +357,38 @@ fn nothing_an_adapter_started_survives_a_killed_kit() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// Links planted at the names of the report files: each is replaced by the report, and the
+/// files they pointed to are left as they were.
+#[test]
+fn reports_replace_planted_links_instead_of_writing_through_them() {
+    let place = scratch("trust-out");
+    let out = place.join("out");
+    std::fs::create_dir_all(&out).expect("mkdir");
+    let victim = place.join("victim");
+    std::fs::write(&victim, "keep").expect("write");
+    for name in ["badge.json", "report.json", "junit.xml"] {
+        std::os::unix::fs::symlink(&victim, out.join(name)).expect("link");
+    }
+    let output = Kit::new(&[
+        "run",
+        "--quiet",
+        "--case",
+        "messages/ASR-212/*",
+        "--out",
+        &out.to_string_lossy(),
+    ])
+    .output();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(std::fs::read_to_string(&victim).expect("read"), "keep");
+    for name in ["badge.json", "report.json", "junit.xml"] {
+        let meta = std::fs::symlink_metadata(out.join(name)).expect("written");
+        assert!(meta.is_file(), "{name} is still a link");
+    }
+    let names: Vec<String> = std::fs::read_dir(&out)
+        .expect("list")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
+}

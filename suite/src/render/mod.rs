@@ -350,6 +350,7 @@ mod tests {
                 "Homepage",
                 "Kit",
                 "Case set",
+                "Corpus",
                 "Adapter",
                 "Mode",
                 "Roles",
@@ -358,7 +359,8 @@ mod tests {
                 "Command line"
             ]
         );
-        assert_eq!(view.about[4].value, "./adapter --flag 'two words'");
+        assert_eq!(view.about[4].value, "the kit's own, verified");
+        assert_eq!(view.about[5].value, "./adapter --flag 'two words'");
         assert_eq!(
             view.about[3].note.as_deref(),
             Some("120 cases in the corpus")
@@ -378,6 +380,12 @@ mod tests {
         assert_eq!(view.skipped.len(), 1);
         assert_eq!(view.totals.len(), Outcome::ALL.len());
 
+        r.corpus.origin = crate::conformance::CorpusOrigin::Directory;
+        r.corpus.verified = false;
+        assert_eq!(
+            View::of(&r).about[4].value,
+            "a directory, not the kit's own corpus"
+        );
         r.adapter.implementation = None;
         r.adapter.roles.clear();
         r.incomplete = Some("interrupted".into());
