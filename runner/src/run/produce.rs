@@ -79,7 +79,9 @@ pub fn oneshot(
         if !stderr.is_empty() && !stderr.ends_with('\n') {
             stderr.push('\n');
         }
-        stderr.push_str(&format!("[asr-ctk: {left}]\n"));
+        for piece in ["[asr-ctk: ", left.as_str(), "]\n"] {
+            stderr.push_str(piece);
+        }
     }
     (answer, stderr)
 }

@@ -380,7 +380,7 @@ mod tests {
         assert_eq!(view.skipped.len(), 1);
         assert_eq!(view.totals.len(), Outcome::ALL.len());
 
-        r.corpus.origin = crate::conformance::CorpusOrigin::Directory;
+        r.corpus.origin = CorpusOrigin::Directory;
         r.corpus.verified = false;
         assert_eq!(
             View::of(&r).about[4].value,
