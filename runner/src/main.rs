@@ -133,21 +133,10 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         // A reader that stops early (`| head`) is not an error of ours.
-        Err(error) if is_broken_pipe(&error) => ExitCode::from(exit::OK),
+        Err(error) if exit::is_broken_pipe(&error) => ExitCode::from(exit::OK),
         Err(error) => {
             eprintln!("asr-ctk: {error:#}");
             ExitCode::from(exit::USAGE_OR_IO)
         }
     }
-}
-
-fn is_broken_pipe(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| {
-        cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-            || cause
-                .downcast_ref::<serde_json::Error>()
-                .is_some_and(|e| e.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
-    })
 }

@@ -70,33 +70,38 @@ pub fn run(args: &Args) -> Result<u8> {
         .zip(streams)
         .map(|((name, _), r)| FileReport::new(name, r))
         .collect();
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    match args.format {
-        FindingsFormat::Human => {
-            for report in &reports {
-                print_human(&mut out, report)?;
-            }
-        }
-        FindingsFormat::Json => {
-            for report in &reports {
-                serde_json::to_writer(&mut out, report)?;
-                writeln!(out)?;
-            }
-        }
-        FindingsFormat::Sarif => {
-            serde_json::to_writer_pretty(&mut out, &sarif::validation(&reports))?;
-            writeln!(out)?;
-        }
-    }
-    out.flush()?;
-    Ok(if failed {
+    let code = if failed {
         exit::USAGE_OR_IO
     } else if reports.iter().all(|r| r.valid) {
         exit::OK
     } else {
         exit::INVALID
-    })
+    };
+    exit::after_printing(code, print(&reports, args.format))
+}
+
+fn print(reports: &[FileReport], format: FindingsFormat) -> Result<()> {
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    match format {
+        FindingsFormat::Human => {
+            for report in reports {
+                print_human(&mut out, report)?;
+            }
+        }
+        FindingsFormat::Json => {
+            for report in reports {
+                serde_json::to_writer(&mut out, report)?;
+                writeln!(out)?;
+            }
+        }
+        FindingsFormat::Sarif => {
+            serde_json::to_writer_pretty(&mut out, &sarif::validation(reports))?;
+            writeln!(out)?;
+        }
+    }
+    out.flush()?;
+    Ok(())
 }
 
 fn check_path(path: &Path, options: &CheckOptions) -> Result<StreamReport> {

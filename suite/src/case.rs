@@ -285,6 +285,8 @@ pub fn load_corpus(root: &Path) -> Result<Vec<Case>, CaseError> {
                     error: e.error,
                 });
             }
+            // Only a walk of the paths given says a directory is empty.
+            crate::walk::Note::Empty { .. } => {}
             crate::walk::Note::Skipped { path, reason } => {
                 if !matches!(reason, crate::walk::Reason::Already(_))
                     && !matches!(reason, crate::walk::Reason::Loop { .. })

@@ -36,7 +36,22 @@ pub enum Note {
     },
     /// The path could not be listed or examined.
     Failed(WalkError),
+    /// A directory given that holds no file of the extension walked for: nothing to check
+    /// is a failure, not a success.
+    Empty {
+        /// The directory, as given.
+        dir: PathBuf,
+        /// The extension looked for.
+        extension: String,
+        /// Some of the other files seen below it (at most [`EMPTY_SEEN`]).
+        seen: Vec<PathBuf>,
+        /// How many other files were seen in all.
+        others: usize,
+    },
 }
+
+/// How many of the other files seen below an empty directory its note names.
+pub const EMPTY_SEEN: usize = 5;
 
 /// A path that could not be opened or listed.
 #[derive(Debug, thiserror::Error)]
@@ -73,7 +88,20 @@ pub enum Reason {
 pub fn walk(paths: &[PathBuf]) -> Walk {
     let mut walker = Walker::new("jsonl");
     for path in paths {
+        let before = walker.walk.files.len();
+        walker.others = (0, Vec::new());
         walker.argument(path);
+        let found = walker.walk.files.len() > before;
+        let dir = path.as_os_str() != "-" && fs::metadata(path).is_ok_and(|m| m.is_dir());
+        if dir && !found && !walker.walked_before(path) {
+            let (others, seen) = std::mem::take(&mut walker.others);
+            walker.walk.notes.push(Note::Empty {
+                dir: path.clone(),
+                extension: walker.extension.clone(),
+                seen,
+                others,
+            });
+        }
     }
     walker.walk
 }
@@ -99,7 +127,7 @@ impl Walk {
 impl Note {
     /// Whether the note is an error (the run's exit status says so), not a deliberate skip.
     pub fn is_failure(&self) -> bool {
-        matches!(self, Note::Failed(_))
+        matches!(self, Note::Failed(_) | Note::Empty { .. })
     }
 
     /// Whether the note says a file or directory was left out because reading it would be
@@ -108,6 +136,7 @@ impl Note {
         matches!(
             self,
             Note::Failed(_)
+                | Note::Empty { .. }
                 | Note::Skipped {
                     reason: Reason::Outside(_) | Reason::NotRegular(_),
                     ..
@@ -128,6 +157,31 @@ impl fmt::Display for Note {
         match self {
             Note::Skipped { path, reason } => write!(f, "skipped {}: {reason}", path.display()),
             Note::Failed(error) => write!(f, "{error:#}"),
+            Note::Empty {
+                dir,
+                extension,
+                seen,
+                others,
+            } => {
+                write!(
+                    f,
+                    "no .{extension} file under {}: nothing to check",
+                    dir.display()
+                )?;
+                if !seen.is_empty() {
+                    let names: Vec<String> = seen.iter().map(|p| p.display().to_string()).collect();
+                    let more = others.saturating_sub(seen.len());
+                    write!(f, " (seen: {}", names.join(", "))?;
+                    if more > 0 {
+                        write!(f, " and {more} more")?;
+                    }
+                    write!(f, ")")?;
+                }
+                write!(
+                    f,
+                    "; ASR streams are JSON Lines files named *.{extension} (exactly: .ndjson, .json and .JSONL are not read)"
+                )
+            }
         }
     }
 }
@@ -161,6 +215,9 @@ struct Walker {
     confine: Option<PathBuf>,
     /// Names of directories not walked.
     skip_dirs: Vec<String>,
+    /// Files seen below the argument being walked that were not taken: how many, and the
+    /// first few.
+    others: (usize, Vec<PathBuf>),
     /// Every directory walked, with the path it was walked under.
     dirs: HashMap<Key, PathBuf>,
     /// Every file taken, with the path it was taken under.
@@ -177,10 +234,19 @@ impl Walker {
             extension: extension.to_owned(),
             confine: None,
             skip_dirs: Vec::new(),
+            others: (0, Vec::new()),
             dirs: HashMap::new(),
             files: HashMap::new(),
             open: Vec::new(),
         }
+    }
+
+    /// Whether the directory `path` was walked under another argument before this one (a
+    /// directory given twice is not empty the second time).
+    fn walked_before(&self, path: &Path) -> bool {
+        self.walk.notes.last().is_some_and(|note| {
+            matches!(note, Note::Skipped { path: p, reason: Reason::Already(_) } if p == path)
+        })
     }
 
     /// Where `path` leads when it leads outside the confined root.
@@ -267,6 +333,12 @@ impl Walker {
                 self.skip(path, reason);
             }
             Err(error) if stream => self.fail("open", path, error),
+            Ok(meta) if meta.is_file() => {
+                self.others.0 += 1;
+                if self.others.1.len() < EMPTY_SEEN {
+                    self.others.1.push(path.to_owned());
+                }
+            }
             // Not a stream by its name; a dangling symlink without one is not either.
             Ok(_) | Err(_) => {}
         }

@@ -271,3 +271,92 @@ fn the_same_file_named_twice_or_through_a_symlink_is_checked_once() {
     // A directory and a file in it, given together: the file once.
     checked_once(&[d.show(""), d.show("a.jsonl")]);
 }
+
+/// A directory with no `.jsonl` file below it is nothing to check: an error (exit 2) that
+/// names the files that were there, never a silent success.
+#[test]
+fn a_directory_with_no_stream_is_an_error_naming_what_it_holds() {
+    let d = Tree::new("no-stream");
+    fs::create_dir_all(d.0.join("empty")).expect("mkdir");
+    let run = asr_ctk(&["validate", &d.show("empty")]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains(&format!("no .jsonl file under {}", d.show("empty"))),
+        "{}",
+        run.stderr
+    );
+    fs::create_dir_all(d.0.join("other")).expect("mkdir");
+    for name in [
+        "other/broken.ndjson",
+        "other/BROKEN.JSONL",
+        "other/notes.txt",
+    ] {
+        fs::write(d.0.join(name), format!("{HEADER}\n")).expect("write");
+    }
+    let run = asr_ctk(&["validate", "--format", "json", &d.show("other")]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    for name in [
+        "other/broken.ndjson",
+        "other/BROKEN.JSONL",
+        "other/notes.txt",
+    ] {
+        assert!(run.stderr.contains(&d.show(name)), "{name}: {}", run.stderr);
+    }
+    assert!(run.stderr.contains(".ndjson"), "{}", run.stderr);
+    // Beside a directory that has streams, an empty one is still said, and still fails.
+    d.stream("full/a.jsonl");
+    let run = asr_ctk(&[
+        "validate",
+        "--format",
+        "json",
+        &d.show("full"),
+        &d.show("empty"),
+    ]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert_eq!(run.files(), [d.show("full/a.jsonl")]);
+    // The same directory given twice is no empty directory.
+    let run = asr_ctk(&[
+        "validate",
+        "--format",
+        "json",
+        &d.show("full"),
+        &d.show("full"),
+    ]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+}
+
+/// A reader that stops early (`| head`) does not turn the verdict into a success: the exit
+/// status is the verdict's, and nothing is said of the closed pipe.
+#[test]
+fn a_closed_pipe_keeps_the_verdict() {
+    let d = Tree::new("pipe");
+    for n in 0..200 {
+        fs::write(
+            d.0.join(format!("s{n:03}.jsonl")),
+            format!("{HEADER}\n{{\"type\":\"message\"}}\n"),
+        )
+        .expect("write");
+    }
+    for format in ["human", "json", "sarif"] {
+        let mut child = std::process::Command::new(crate::helpers::BIN)
+            .args(["validate", "--format", format, &d.show("")])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("starts");
+        // Read one line, then close the pipe, as `head -1` does.
+        let mut stdout = std::io::BufReader::new(child.stdout.take().expect("piped"));
+        let mut first = String::new();
+        std::io::BufRead::read_line(&mut stdout, &mut first).expect("a line");
+        drop(stdout);
+        let output = child.wait_with_output().expect("ends");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{format}: {stderr}");
+        assert!(
+            !stderr.to_lowercase().contains("pipe"),
+            "{format}: {stderr}"
+        );
+    }
+}
