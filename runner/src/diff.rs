@@ -96,8 +96,8 @@ pub fn run(args: &Args) -> Result<u8> {
                 .map_err(|e| anyhow::anyhow!(e))?;
             answers.push(match side.ask(&request, talk) {
                 Ok(Answer::Streams(streams)) => Ok(streams),
-                Ok(Answer::Skipped(reason)) => Err(format!("skipped: {reason}")),
-                Err(fault) => Err(fault),
+                Ok(Answer::Skipped(reason)) => Err(NotAnswered::Skipped(reason)),
+                Err(fault) => Err(NotAnswered::Fault(fault)),
             });
         }
         let (a, b) = (&answers[0], &answers[1]);
@@ -141,15 +141,33 @@ pub fn run(args: &Args) -> Result<u8> {
     }
     let streams = crate::run::stream_files(&root, &corpus);
     crate::run::write_report_files(&report, &streams, &args.out)?;
-    print(&by_rule, &report, &args.out)?;
-    Ok(if report.interrupted {
+    let compared = report
+        .cases
+        .iter()
+        .filter(|c| matches!(c.outcome, Outcome::Pass | Outcome::Fail))
+        .count();
+    let code = if report.interrupted {
         exit::INTERRUPTED
-    } else if by_rule.is_empty() && !report.has_failures() {
-        exit::OK
-    } else {
+    } else if !by_rule.is_empty() || report.has_failures() {
         exit::INVALID
-    })
+    } else if compared == 0 {
+        // Agreeing on nothing is no agreement: a gate must not pass on it.
+        exit::HARNESS
+    } else {
+        exit::OK
+    };
+    exit::after_printing(code, print(&by_rule, &report, &args.out))
 }
+
+/// Why one implementation gave no answer to compare.
+enum NotAnswered {
+    /// It declined the case (a skip: never an error).
+    Skipped(String),
+    /// It failed to answer: an error, a timeout, a crash, a broken protocol.
+    Fault(String),
+}
+
+type SideAnswer = Result<Vec<StreamAnswer>, NotAnswered>;
 
 fn command(line: &str, limits: crate::limits::Limits) -> Result<Vec<String>> {
     if line == "reference" {
@@ -159,8 +177,8 @@ fn command(line: &str, limits: crate::limits::Limits) -> Result<Vec<String>> {
 }
 
 fn compare(
-    a: &Result<Vec<StreamAnswer>, String>,
-    b: &Result<Vec<StreamAnswer>, String>,
+    a: &SideAnswer,
+    b: &SideAnswer,
     role: ProtocolRole,
     case: &Case,
 ) -> Vec<ReadingMismatch> {
@@ -207,18 +225,26 @@ fn compare(
 
 fn result(
     case: &Case,
-    a: &Result<Vec<StreamAnswer>, String>,
-    b: &Result<Vec<StreamAnswer>, String>,
+    a: &SideAnswer,
+    b: &SideAnswer,
     mismatches: &[ReadingMismatch],
 ) -> CaseResult {
     let (outcome, detail) = match (a, b) {
-        (Err(e), _) => (
+        (Err(NotAnswered::Fault(e)), _) => (
             Outcome::Error,
             Some(format!("the first implementation: {e}")),
         ),
-        (_, Err(e)) => (
+        (_, Err(NotAnswered::Fault(e))) => (
             Outcome::Error,
             Some(format!("the second implementation: {e}")),
+        ),
+        (Err(NotAnswered::Skipped(why)), _) => (
+            Outcome::Skipped,
+            Some(format!("not compared: the first implementation skipped it: {why}")),
+        ),
+        (_, Err(NotAnswered::Skipped(why))) => (
+            Outcome::Skipped,
+            Some(format!("not compared: the second implementation skipped it: {why}")),
         ),
         _ if mismatches.is_empty() => (Outcome::Pass, None),
         _ => (
@@ -232,9 +258,9 @@ fn result(
             ),
         ),
     };
-    let pretty = |r: &Result<Vec<StreamAnswer>, String>| match r {
+    let pretty = |r: &SideAnswer| match r {
         Ok(streams) => serde_json::to_string_pretty(streams).unwrap_or_default() + "\n",
-        Err(e) => format!("{e}\n"),
+        Err(NotAnswered::Skipped(e) | NotAnswered::Fault(e)) => format!("{e}\n"),
     };
     let (first, second) = (pretty(a), pretty(b));
     let diff = (outcome == Outcome::Fail)
@@ -394,31 +420,50 @@ fn print(
 ) -> Result<()> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let errors: Vec<&CaseResult> = report
-        .cases
-        .iter()
-        .filter(|c| c.outcome == Outcome::Error)
-        .collect();
-    if by_rule.is_empty() && errors.is_empty() {
-        writeln!(
-            out,
-            "the two implementations agree on all {} streams",
-            report.cases.len()
-        )?;
-    }
+    let of = |outcome: Outcome| -> Vec<&CaseResult> {
+        report
+            .cases
+            .iter()
+            .filter(|c| c.outcome == outcome)
+            .collect()
+    };
+    let (errors, skipped) = (of(Outcome::Error), of(Outcome::Skipped));
     for (rule, items) in by_rule {
         writeln!(out, "{rule}: {} disagreement(s)", items.len())?;
         for (case, m) in items {
             writeln!(out, "  {case} {}", escape_controls(&disagreement(m)))?;
         }
     }
-    for case in errors {
+    for case in &errors {
         writeln!(
             out,
             "not compared: {}: {}",
             case.name,
             escape_controls(case.detail.as_deref().unwrap_or(""))
         )?;
+    }
+    // Skips by reason, counted: one line each, not one a case.
+    let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
+    for case in &skipped {
+        let why = case.detail.as_deref().unwrap_or("");
+        *reasons
+            .entry(why.strip_prefix("not compared: ").unwrap_or(why))
+            .or_default() += 1;
+    }
+    for (why, n) in &reasons {
+        writeln!(out, "not compared ({n}): {}", escape_controls(why))?;
+    }
+    let disagreements: usize = by_rule.values().map(Vec::len).sum();
+    let compared = report.cases.len() - errors.len() - skipped.len();
+    writeln!(
+        out,
+        "{disagreements} disagreement(s) on {compared} stream(s) compared; {} not compared ({} skipped, {} without an answer)",
+        errors.len() + skipped.len(),
+        skipped.len(),
+        errors.len()
+    )?;
+    if compared == 0 {
+        writeln!(out, "nothing was compared: no verdict")?;
     }
     writeln!(
         out,

@@ -168,6 +168,72 @@ fn diff_against_the_reference_names_the_rule_with_pointers() {
     );
 }
 
+/// A case one implementation skips is not compared, never an error: the run of an
+/// implementation that skips most cases and agrees on the rest succeeds, counts the skips
+/// as skips, and says how many streams were compared; one that skips everything compared
+/// nothing, which is no success.
+#[test]
+fn diff_counts_skipped_cases_as_not_compared_never_as_errors() {
+    let example = format!(
+        "python3 {}",
+        crate::helpers::root()
+            .join("examples/python-adapter/adapter.py")
+            .display()
+    );
+    let out = scratch("readers-diff-skips");
+    let output = asr_ctk(&[
+        "diff",
+        "--role",
+        "validator",
+        "--adapter",
+        "reference",
+        "--adapter",
+        &example,
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    let report: RunReport = serde_json::from_str(
+        &std::fs::read_to_string(out.join("report.json")).expect("report.json"),
+    )
+    .expect("a report");
+    let skipped = report.totals[&Outcome::Skipped];
+    assert!(skipped > 100, "{:?}", report.totals);
+    assert_eq!(report.totals[&Outcome::Error], 0, "{:?}", report.totals);
+    assert!(
+        report
+            .rules
+            .iter()
+            .all(|r| r.verdict != RuleVerdict::NonConformant),
+        "a skip made a rule non-conformant"
+    );
+    assert!(
+        text.contains(&format!("0 disagreement(s) on {} stream(s) compared; {skipped} not compared ({skipped} skipped, 0 without an answer)", report.cases.len() - skipped)),
+        "{text}"
+    );
+    assert!(
+        text.lines().filter(|l| l.starts_with("not compared")).count() < skipped / 2,
+        "one line a reason, not a case: {text}"
+    );
+    let nothing = asr_ctk(&[
+        "diff",
+        "--role",
+        "validator",
+        "--adapter",
+        "reference",
+        "--adapter",
+        &example,
+        "--case",
+        "messages/ASR-238/*",
+        "--out",
+        &scratch("readers-diff-skips-all").to_string_lossy(),
+    ]);
+    let text = String::from_utf8_lossy(&nothing.stdout);
+    assert_eq!(nothing.status.code(), Some(3), "{text}");
+    assert!(text.contains("nothing was compared"), "{text}");
+}
+
 /// On the user's own streams (no case, so no rule of a case to go by), each disagreement is
 /// grouped under the rule its member comes from, as the reading schema says; never under an
 /// empty name.
