@@ -1,7 +1,7 @@
 //! `--expect`: an implementation's known results, and how a run compares with them.
 
 use anyhow::{Context, Result};
-use asr_suite::conformance::{Outcome, RunReport};
+use asr_suite::conformance::{CaseResult, Outcome, RunReport};
 use serde::Deserialize;
 use std::path::Path;
 
@@ -84,13 +84,23 @@ pub fn load(path: &Path) -> Result<Expectations> {
 
 /// Compares a run with the expectations.
 pub fn compare(expectations: &Expectations, report: &RunReport) -> Comparison {
+    let name = report.adapter.implementation.as_ref().map(|i| i.name.as_str());
+    compare_cases(expectations, name, &report.cases)
+}
+
+/// Compares the cases of a run of the implementation `name` with the expectations. A skip
+/// and a case not run are never a regression (PROTOCOL.md: a skip is never a failure),
+/// whatever entry they match; a non-strict case is no failure, as a pass is not.
+fn compare_cases(
+    expectations: &Expectations,
+    name: Option<&str>,
+    cases: &[CaseResult],
+) -> Comparison {
     let mut comparison = Comparison::default();
-    if let Some(implementation) = &report.adapter.implementation {
-        if implementation.name != expectations.implementation {
-            comparison.other_implementation = Some(expectations.implementation.clone());
-        }
+    if name.is_some_and(|name| name != expectations.implementation) {
+        comparison.other_implementation = Some(expectations.implementation.clone());
     }
-    for case in &report.cases {
+    for case in cases {
         let entry = expectations.known.iter().find(|k| {
             k.role.is_none_or(|role| role == case.role)
                 && (k
@@ -103,18 +113,22 @@ pub fn compare(expectations: &Expectations, report: &RunReport) -> Comparison {
         });
         match (entry, case.outcome) {
             (Some(known), outcome) if known.outcome == outcome => comparison.matched += 1,
-            (Some(known), Outcome::Pass) => comparison.unexpected_passes.push(format!(
-                "{} (known as {}: {}{})",
-                case.name,
-                known.outcome.as_str(),
-                known.reason,
-                known
-                    .link
-                    .as_deref()
-                    .map(|l| format!(", {l}"))
-                    .unwrap_or_default()
-            )),
-            (Some(known), outcome) if outcome.is_failure() || known.outcome != Outcome::Skipped => {
+            (_, Outcome::Skipped | Outcome::NotRun) => {}
+            (Some(known), Outcome::Pass | Outcome::NonStrict) => {
+                comparison.unexpected_passes.push(format!(
+                    "{} ({}, known as {}: {}{})",
+                    case.name,
+                    case.outcome.as_str(),
+                    known.outcome.as_str(),
+                    known.reason,
+                    known
+                        .link
+                        .as_deref()
+                        .map(|l| format!(", {l}"))
+                        .unwrap_or_default()
+                ));
+            }
+            (Some(known), outcome) if outcome.is_failure() => {
                 comparison.regressions.push(format!(
                     "{} ({}; known as {}: {})",
                     case.name,
@@ -132,4 +146,60 @@ pub fn compare(expectations: &Expectations, report: &RunReport) -> Comparison {
         }
     }
     comparison
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn known(rule: &str, outcome: Outcome) -> Expectations {
+        Expectations {
+            implementation: "x".into(),
+            known: vec![Known {
+                case: None,
+                rule: Some(rule.into()),
+                role: None,
+                outcome,
+                reason: "not yet".into(),
+                link: None,
+            }],
+        }
+    }
+
+    fn case(name: &str, rule: &str, outcome: Outcome) -> CaseResult {
+        CaseResult::new(name, "c0", vec![rule.into()], outcome)
+    }
+
+    #[test]
+    fn a_skip_is_never_a_regression_whatever_its_entry() {
+        let cases = [
+            case("a", "ASR-234", Outcome::Skipped),
+            case("b", "ASR-234", Outcome::NotRun),
+            case("c", "ASR-200", Outcome::Skipped),
+        ];
+        for entry in [Outcome::Fail, Outcome::Error, Outcome::Timeout] {
+            let c = compare_cases(&known("ASR-234", entry), Some("x"), &cases);
+            assert!(c.regressions.is_empty(), "{entry:?}: {:?}", c.regressions);
+            assert!(c.unexpected_passes.is_empty());
+        }
+    }
+
+    #[test]
+    fn failures_are_matched_regressed_or_passed_unexpectedly() {
+        let cases = [
+            case("known", "ASR-234", Outcome::Fail),
+            case("other-failure", "ASR-234", Outcome::Crash),
+            case("now-passes", "ASR-234", Outcome::Pass),
+            case("now-non-strict", "ASR-234", Outcome::NonStrict),
+            case("new", "ASR-200", Outcome::Fail),
+            case("fine", "ASR-200", Outcome::Pass),
+        ];
+        let c = compare_cases(&known("ASR-234", Outcome::Fail), Some("y"), &cases);
+        assert_eq!(c.matched, 1);
+        assert_eq!(c.regressions.len(), 2, "{:?}", c.regressions);
+        assert!(c.regressions[0].starts_with("other-failure (crash"));
+        assert!(c.regressions[1].starts_with("new (fail)"));
+        assert_eq!(c.unexpected_passes.len(), 2, "{:?}", c.unexpected_passes);
+        assert_eq!(c.other_implementation.as_deref(), Some("x"));
+    }
 }
