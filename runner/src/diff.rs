@@ -240,11 +240,15 @@ fn result(
         ),
         (Err(NotAnswered::Skipped(why)), _) => (
             Outcome::Skipped,
-            Some(format!("not compared: the first implementation skipped it: {why}")),
+            Some(format!(
+                "not compared: the first implementation skipped it: {why}"
+            )),
         ),
         (_, Err(NotAnswered::Skipped(why))) => (
             Outcome::Skipped,
-            Some(format!("not compared: the second implementation skipped it: {why}")),
+            Some(format!(
+                "not compared: the second implementation skipped it: {why}"
+            )),
         ),
         _ if mismatches.is_empty() => (Outcome::Pass, None),
         _ => (

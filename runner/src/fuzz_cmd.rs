@@ -308,6 +308,12 @@ fn fuzz_job(
                 } else {
                     SHRINK_BUDGET
                 };
+                // Notices the streams have now may stay; no other may come in.
+                let notices = {
+                    let bytes: Vec<Vec<u8>> = streams.iter().map(|(_, s)| s.to_bytes()).collect();
+                    let slices: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
+                    oracle::notice_rules(&slices)
+                };
                 // Each stream in turn, the others as they are.
                 let mut small = streams.clone();
                 for at in 0..small.len() {
@@ -320,6 +326,7 @@ fn fuzz_job(
                                 && still_disagrees(
                                     &mut target,
                                     &trial,
+                                    &notices,
                                     &subject,
                                     role,
                                     &disagreement,
@@ -629,6 +636,7 @@ fn fault_rule(subject: &Subject) -> String {
 fn still_disagrees(
     target: &mut Target,
     candidate: &Streams,
+    notices: &std::collections::BTreeSet<String>,
     subject: &Subject,
     role: RoleArg,
     disagreement: &Disagreement,
@@ -640,9 +648,9 @@ fn still_disagrees(
     // The candidate must stay a case the corpus takes: for a validator, valid with no
     // warning, or broken under the rule alone.
     let oracle_holds = match (role, subject) {
-        (RoleArg::Validator, Subject::Valid) => oracle::fits_a_case(&slices, None),
+        (RoleArg::Validator, Subject::Valid) => oracle::fits_a_case(&slices, None, notices),
         (RoleArg::Validator, Subject::Broken { rule, .. }) => {
-            oracle::fits_a_case(&slices, Some(rule))
+            oracle::fits_a_case(&slices, Some(rule), notices)
         }
         (RoleArg::Reader, _) => slices
             .iter()

@@ -84,7 +84,11 @@ pub fn load(path: &Path) -> Result<Expectations> {
 
 /// Compares a run with the expectations.
 pub fn compare(expectations: &Expectations, report: &RunReport) -> Comparison {
-    let name = report.adapter.implementation.as_ref().map(|i| i.name.as_str());
+    let name = report
+        .adapter
+        .implementation
+        .as_ref()
+        .map(|i| i.name.as_str());
     compare_cases(expectations, name, &report.cases)
 }
 

@@ -213,7 +213,10 @@ fn diff_counts_skipped_cases_as_not_compared_never_as_errors() {
         "{text}"
     );
     assert!(
-        text.lines().filter(|l| l.starts_with("not compared")).count() < skipped / 2,
+        text.lines()
+            .filter(|l| l.starts_with("not compared"))
+            .count()
+            < skipped / 2,
         "one line a reason, not a case: {text}"
     );
     let nothing = asr_ctk(&[

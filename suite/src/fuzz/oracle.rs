@@ -101,23 +101,45 @@ pub fn reference_reports(stream: &[u8], rule: &str) -> bool {
 }
 
 /// Whether the reference's findings on `streams`, checked together, fit a case of the
-/// corpus: none of error or warning level (nor an ASR-412 notice, which a negative counts)
-/// under another rule than `rule`, and, when a rule is given, that rule at error level. Shrunk
-/// streams that keep to this are a `y_` or an `n_` case that the corpus's lints accept.
-pub fn fits_a_case(streams: &[&[u8]], rule: Option<&str>) -> bool {
-    let options = CheckOptions::default();
-    let mut reports: Vec<_> = streams.iter().map(|s| check_bytes(s, &options)).collect();
-    crate::check::check_related(&mut reports, &options);
+/// corpus: none under another rule than `rule`, of any severity, but notices under the rules
+/// of `notices` (those the streams had before they were shrunk: shrinking must not bring in a
+/// finding, a notice included, that the case would then expect of every implementation);
+/// and, when a rule is given, that rule at error level. Shrunk streams that keep to this are
+/// a `y_` or an `n_` case that the corpus's lints accept.
+pub fn fits_a_case(
+    streams: &[&[u8]],
+    rule: Option<&str>,
+    notices: &std::collections::BTreeSet<String>,
+) -> bool {
+    let reports = reports(streams);
     let findings = || reports.iter().flat_map(|r| r.diagnostics.iter());
-    let counted = |d: &&crate::diagnostic::Diagnostic| {
-        d.severity != Severity::Notice || d.rule == crate::rule::ASR_412.as_str()
+    let allowed = |d: &&crate::diagnostic::Diagnostic| {
+        Some(d.rule.as_str()) == rule
+            || (d.severity == Severity::Notice
+                && d.rule != crate::rule::ASR_412.as_str()
+                && notices.contains(&d.rule))
     };
-    let outside = findings()
-        .filter(counted)
-        .any(|d| Some(d.rule.as_str()) != rule);
+    let outside = findings().any(|d| !allowed(&d));
     let broken =
         rule.is_none_or(|rule| findings().any(|d| d.severity == Severity::Error && d.rule == rule));
     !outside && broken
+}
+
+/// The rules of the reference's notices on `streams`, checked together.
+pub fn notice_rules(streams: &[&[u8]]) -> std::collections::BTreeSet<String> {
+    reports(streams)
+        .iter()
+        .flat_map(|r| r.diagnostics.iter())
+        .filter(|d| d.severity == Severity::Notice)
+        .map(|d| d.rule.clone())
+        .collect()
+}
+
+fn reports(streams: &[&[u8]]) -> Vec<crate::check::StreamReport> {
+    let options = CheckOptions::default();
+    let mut reports: Vec<_> = streams.iter().map(|s| check_bytes(s, &options)).collect();
+    crate::check::check_related(&mut reports, &options);
+    reports
 }
 
 /// How a validator's answer differs from what was expected, if it does.
@@ -235,17 +257,24 @@ mod tests {
     fn a_case_fits_only_with_no_finding_beyond_its_rule() {
         let header = r#"{"type":"session","seq":0,"id":"h","formatVersion":"0.1","agent":{"name":"codex"},"sessionId":"s1"}"#;
         let valid = format!("{header}\n");
-        assert!(fits_a_case(&[valid.as_bytes()], None));
+        let none = std::collections::BTreeSet::new();
+        assert!(fits_a_case(&[valid.as_bytes()], None, &none));
         // A header without sessionId: a warning, so no y_ case, and no n_ case of another rule.
         let warned = "{\"type\":\"session\",\"seq\":0,\"id\":\"h\",\"formatVersion\":\"0.1\",\"agent\":{\"name\":\"codex\"}}\n";
-        assert!(!fits_a_case(&[warned.as_bytes()], None));
+        assert!(!fits_a_case(&[warned.as_bytes()], None, &none));
+        // A formatVersion shrunk from "0.1" to "0": a notice the stream did not have.
+        let shrunk = valid.replace("\"0.1\"", "\"0\"");
+        let notices = notice_rules(&[shrunk.as_bytes()]);
+        assert!(notices.contains("ASR-X-020"), "{notices:?}");
+        assert!(!fits_a_case(&[shrunk.as_bytes()], None, &none));
+        assert!(fits_a_case(&[shrunk.as_bytes()], None, &notices));
         let broken = format!(
             "{header}\n{}\n",
             r#"{"type":"message","seq":1,"id":"r1","role":"user","content":[{"type":"text","text":"hi"}]}"#
         );
-        assert!(fits_a_case(&[broken.as_bytes()], Some("ASR-200")));
-        assert!(!fits_a_case(&[broken.as_bytes()], Some("ASR-212")));
-        assert!(!fits_a_case(&[broken.as_bytes()], None));
+        assert!(fits_a_case(&[broken.as_bytes()], Some("ASR-200"), &none));
+        assert!(!fits_a_case(&[broken.as_bytes()], Some("ASR-212"), &none));
+        assert!(!fits_a_case(&[broken.as_bytes()], None, &none));
     }
 
     #[test]

@@ -55,14 +55,12 @@ impl Judgement {
         }
     }
 
-    /// The case's outcome: pass; non-strict when every failure is on a decision of the kit;
-    /// else fail.
+    /// The case's outcome: pass; non-strict when every failure is on a decision of the kit
+    /// or a missed warning or notice (neither makes a stream invalid); else fail.
     pub fn outcome(&self) -> Outcome {
         if self.pass {
             Outcome::Pass
-        } else if !self.attributions.is_empty()
-            && self.attributions.iter().all(|a| a.decision.is_some())
-        {
+        } else if !self.attributions.is_empty() && self.attributions.iter().all(|a| !a.is_hard()) {
             Outcome::NonStrict
         } else {
             Outcome::Fail
@@ -586,6 +584,34 @@ mod tests {
     /// The judgement of a validator's answer of one stream, matched plainly.
     fn judged(case: &Case, valid: bool, findings: &[(&str, Severity, usize)]) -> Judgement {
         judge_validator(case, &answer(valid, findings), &Strictness::default())
+    }
+
+    #[test]
+    fn a_missed_warning_or_notice_alone_is_non_strict_never_a_fail() {
+        let mut j = Judgement::passing();
+        j.charge(
+            "the answer lacks a notice".into(),
+            Some("ASR-X-020"),
+            Failure::Lenient,
+            None,
+            true,
+        );
+        assert_eq!(j.outcome(), Outcome::NonStrict);
+        j.charge(
+            "a decision".into(),
+            Some("ASR-415"),
+            Failure::Reading,
+            Some("d1"),
+            false,
+        );
+        assert_eq!(j.outcome(), Outcome::NonStrict);
+        j.fail(
+            "the answer lacks an error".into(),
+            Some("ASR-212"),
+            Failure::Lenient,
+            None,
+        );
+        assert_eq!(j.outcome(), Outcome::Fail);
     }
 
     #[test]
