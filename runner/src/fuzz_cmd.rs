@@ -326,8 +326,7 @@ fn fuzz_job(
                                 && still_disagrees(
                                     &mut target,
                                     &trial,
-                                    &notices,
-                                    &subject,
+                                    (&subject, &notices),
                                     role,
                                     &disagreement,
                                     stream_path,
@@ -632,12 +631,11 @@ fn fault_rule(subject: &Subject) -> String {
 
 /// Whether smaller streams still show the same disagreement, and the oracle still holds
 /// for them: valid streams stay valid for the reference, a broken one stays broken under
-/// the same rule.
+/// the same rule, and no notice comes in that the streams did not have (`notices`).
 fn still_disagrees(
     target: &mut Target,
     candidate: &Streams,
-    notices: &std::collections::BTreeSet<String>,
-    subject: &Subject,
+    (subject, notices): (&Subject, &std::collections::BTreeSet<String>),
     role: RoleArg,
     disagreement: &Disagreement,
     base: &Path,

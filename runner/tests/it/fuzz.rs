@@ -247,7 +247,7 @@ fn promoted_cases_join_the_corpus_with_new_ids_and_keep_its_lints() {
         for v in &expect.violations {
             assert_eq!(
                 case.sidecar.rules,
-                [v.rule.clone()],
+                std::slice::from_ref(&v.rule),
                 "{}: expects {v} beyond its rule",
                 case.name
             );
