@@ -46,7 +46,8 @@ enum VerdictArg {
 }
 
 pub fn run(args: &Args) -> Result<u8> {
-    let cases = corpus::load(args.cases.as_deref())?.cases;
+    // The source fixtures are the producer's cases: one corpus, one count, as `run` has it.
+    let cases = corpus::load_with_sources(args.cases.as_deref())?.cases;
     let rule = corpus::pattern(args.rule.as_deref(), "--rule")?;
     let name = corpus::pattern(args.case.as_deref(), "--case")?;
     let selected: Vec<_> = cases
@@ -77,10 +78,24 @@ pub fn run(args: &Args) -> Result<u8> {
         })
         .filter(|c| name.as_ref().is_none_or(|p| p.matches(&c.name)))
         .collect();
+    let code = if selected.is_empty() {
+        exit::INVALID
+    } else {
+        exit::OK
+    };
+    let printed = print(&selected, cases.len(), args.format);
+    if selected.is_empty() {
+        // A filter that selects nothing is almost always a typo; say so in the status.
+        eprintln!("asr-ctk: no case matches the filters given");
+    }
+    exit::after_printing(code, printed)
+}
+
+fn print(selected: &[&asr_suite::case::Case], total: usize, format: Format) -> Result<()> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    for case in &selected {
-        match args.format {
+    for case in selected {
+        match format {
             Format::Json => {
                 let line = serde_json::json!({"name": case.name, "streams": case.streams.iter().map(|(_, p)| p.display().to_string()).collect::<Vec<_>>(), "sidecar": case.sidecar});
                 serde_json::to_writer(&mut out, &line)?;
@@ -97,14 +112,9 @@ pub fn run(args: &Args) -> Result<u8> {
             }
         }
     }
-    if args.format == Format::Human {
-        writeln!(out, "{} of {} cases", selected.len(), cases.len())?;
+    if format == Format::Human {
+        writeln!(out, "{} of {total} cases", selected.len())?;
     }
     out.flush()?;
-    if selected.is_empty() {
-        // A filter that selects nothing is almost always a typo; say so in the status.
-        eprintln!("asr-ctk: no case matches the filters given");
-        return Ok(exit::INVALID);
-    }
-    Ok(exit::OK)
+    Ok(())
 }

@@ -713,3 +713,47 @@ fn a_run_that_can_run_nothing_exits_with_the_harness_status_not_the_failure_stat
     assert_eq!(broken.status.code(), Some(3), "{broken:?}");
     assert!(String::from_utf8_lossy(&broken.stderr).contains("the corpus did not load"));
 }
+
+/// One corpus, one count: `cases` lists the source fixtures as the producer's cases, and
+/// counts the corpus as `run` does.
+#[test]
+fn cases_counts_the_corpus_as_run_does() {
+    let fixtures = std::fs::read_dir(corpus().join("sources"))
+        .expect("sources")
+        .flatten()
+        .filter(|f| f.path().is_dir())
+        .flat_map(|f| std::fs::read_dir(f.path()).expect("a format").flatten())
+        .filter(|d| d.path().join("fixture.json").is_file())
+        .count();
+    assert!(fixtures > 10, "{fixtures}");
+    let listed = asr_ctk(&["cases", "--role", "producer"]);
+    let text = String::from_utf8_lossy(&listed.stdout);
+    assert_eq!(listed.status.code(), Some(0), "{text}");
+    let last = text.lines().last().unwrap_or("");
+    let (shown, total) = last
+        .strip_suffix(" cases")
+        .and_then(|l| l.split_once(" of "))
+        .map(|(a, b)| {
+            (
+                a.parse::<usize>().expect("n"),
+                b.parse::<usize>().expect("n"),
+            )
+        })
+        .expect("N of M cases");
+    assert_eq!(shown, fixtures, "{text}");
+    let out = dir("cases-count");
+    let run = asr_ctk(&[
+        "run",
+        "--quiet",
+        "--case",
+        "messages/ASR-212/*",
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert_eq!(run.status.code(), Some(0));
+    let report: asr_suite::conformance::RunReport = serde_json::from_str(
+        &std::fs::read_to_string(out.join("report.json")).expect("report.json"),
+    )
+    .expect("a report");
+    assert_eq!(report.corpus_cases, total);
+}
