@@ -201,26 +201,33 @@ pub fn run(args: &Args) -> Result<u8> {
         eprintln!("asr-ctk: no case was run; reports: {}", args.out.display());
         return Ok(exit::HARNESS);
     }
-    write_reports(&report, &streams, &args.out)?;
-    if report.interrupted {
-        return Ok(exit::INTERRUPTED);
+    write::reports(&report, &streams, &args.out)?;
+    let shown = write::Shown {
+        quiet: args.quiet,
+        // A selection (a rule, some cases, a role, a shard) shows its own rules; the whole
+        // corpus shows every rule, untested ones too: a rule without a case is a gap to see.
+        selected_only: args.rule.is_some()
+            || args.case.is_some()
+            || args.role.is_some()
+            || args.shard.is_some(),
+    };
+    let mut printed = write::summary(&report, &args.out, shown);
+    let check = expectations
+        .as_ref()
+        .map(|known| expect::compare(known, &report));
+    if let (Some(check), Ok(())) = (&check, &printed) {
+        printed = write::expectations(check);
     }
-    match &expectations {
-        Some(known) => {
-            let check = expect::compare(known, &report);
-            write::expectations(&check)?;
-            Ok(if check.regressions.is_empty() {
-                exit::OK
-            } else {
-                exit::INVALID
-            })
+    let code = if report.interrupted {
+        exit::INTERRUPTED
+    } else {
+        match &check {
+            Some(check) if check.regressions.is_empty() => exit::OK,
+            None if !report.has_failures() => exit::OK,
+            _ => exit::INVALID,
         }
-        None => Ok(if report.has_failures() {
-            exit::INVALID
-        } else {
-            exit::OK
-        }),
-    }
+    };
+    exit::after_printing(code, printed)
 }
 
 /// A unified diff of two texts, over at most [`KEPT_BYTES`] of each and within a second:
@@ -266,10 +273,10 @@ pub fn reference_command(limits: crate::limits::Limits) -> Result<Vec<String>> {
     Ok(argv)
 }
 
-/// Writes a run's report files and prints its per-rule summary.
+/// Writes a run's report files and prints its per-rule summary, every rule shown.
 pub fn write_reports(report: &RunReport, streams: &StreamFiles, dir: &Path) -> Result<()> {
     write::reports(report, streams, dir)?;
-    write::summary(report, dir)
+    write::summary(report, dir, write::Shown::default())
 }
 
 /// Writes a run's report files only.

@@ -53,8 +53,17 @@ pub fn stream_files(root: &Path, corpus: &[Case]) -> StreamFiles {
         .collect()
 }
 
+/// How much of the summary is shown.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Shown {
+    /// Only the totals and where the reports are.
+    pub quiet: bool,
+    /// Only the rules the run's cases name or charged a failure to (a selection was run).
+    pub selected_only: bool,
+}
+
 /// The per-rule summary, on stdout.
-pub fn summary(report: &RunReport, dir: &Path) -> Result<()> {
+pub fn summary(report: &RunReport, dir: &Path, shown: Shown) -> Result<()> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let who = report.adapter.implementation.as_ref().map_or_else(
@@ -71,14 +80,32 @@ pub fn summary(report: &RunReport, dir: &Path) -> Result<()> {
         report.cases.len(),
         report.adapter.mode
     )?;
+    if !shown.quiet {
+        rule_table(&mut out, report, shown.selected_only)?;
+    }
+    totals(&mut out, report)?;
+    writeln!(
+        out,
+        "reports: {}",
+        dir.join("report.{json,md,html}, junit.xml, sarif.json, badge.json")
+            .display()
+    )?;
+    out.flush()?;
+    Ok(())
+}
+
+fn rule_table(out: &mut impl Write, report: &RunReport, selected_only: bool) -> Result<()> {
     writeln!(
         out,
         "{:<10} {:<15} {:>5} {:>5} {:>5} {:>5} {:>5}",
         "rule", "verdict", "cases", "pass", "fail", "skip", "error"
     )?;
     for rule in &report.rules {
-        // Untested rules are listed too: a rule without a case run is a gap to see.
-        if matches!(rule.verdict, RuleVerdict::NotApplicable) {
+        // Untested rules are listed too, unless a selection was run: a rule without a case
+        // run is a gap to see.
+        if matches!(rule.verdict, RuleVerdict::NotApplicable)
+            || (selected_only && rule.cases + rule.failed == 0)
+        {
             continue;
         }
         let roles = by_role(rule);
@@ -99,6 +126,12 @@ pub fn summary(report: &RunReport, dir: &Path) -> Result<()> {
             }
         )?;
     }
+    Ok(())
+}
+
+/// The rule verdicts and case outcomes counted, what was not run, and rule ids the catalog
+/// does not know.
+fn totals(out: &mut impl Write, report: &RunReport) -> Result<()> {
     let count = |verdict: RuleVerdict| report.rules.iter().filter(|r| r.verdict == verdict).count();
     writeln!(
         out,
@@ -154,13 +187,6 @@ pub fn summary(report: &RunReport, dir: &Path) -> Result<()> {
             }
         )?;
     }
-    writeln!(
-        out,
-        "reports: {}",
-        dir.join("report.{json,md,html}, junit.xml, sarif.json, badge.json")
-            .display()
-    )?;
-    out.flush()?;
     Ok(())
 }
 

@@ -293,7 +293,26 @@ fn a_oneshot_producer_writes_its_stream_on_stdout_or_into_its_output_directory()
             report.cases.iter().find(|c| c.outcome != Outcome::Pass)
         );
     }
-    let (output, report) = run(Some(&faulty("nothing")), &["--oneshot"], "faulty-nothing");
+    // A temporary directory of its own: other tests' one-shot runs make work directories in
+    // the shared one while this runs.
+    let tmp = scratch("producers-nothing-tmp");
+    let out = scratch("producers-faulty-nothing");
+    let output = crate::helpers::Kit::new(&[
+        "run",
+        "--role",
+        "producer",
+        "--quiet",
+        "--oneshot",
+        "--adapter",
+        &faulty("nothing"),
+        "--out",
+        &out.to_string_lossy(),
+    ])
+    .envs(&[("TMPDIR", &tmp.to_string_lossy())])
+    .output();
+    let report: RunReport =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("a report"))
+            .expect("a report");
     assert_eq!(output.status.code(), Some(1));
     assert!(
         report.cases.iter().all(|c| c.outcome == Outcome::Crash
@@ -303,7 +322,7 @@ fn a_oneshot_producer_writes_its_stream_on_stdout_or_into_its_output_directory()
         "{:?}",
         report.cases.first()
     );
-    let leftovers: Vec<_> = std::fs::read_dir(std::env::temp_dir())
+    let leftovers: Vec<_> = std::fs::read_dir(&*tmp)
         .expect("the temporary directory")
         .flatten()
         .filter(|e| {
@@ -313,6 +332,7 @@ fn a_oneshot_producer_writes_its_stream_on_stdout_or_into_its_output_directory()
         })
         .collect();
     assert!(leftovers.is_empty(), "work directories left: {leftovers:?}");
+    assert!(report.cases.len() > 10, "every fixture was run");
 }
 
 #[test]

@@ -15,7 +15,7 @@ fn out_dir(name: &str) -> Scratch {
 fn run(name: &str, args: &[&str]) -> (Output, RunReport, Scratch) {
     let out = out_dir(name);
     let out_text = out.to_string_lossy().into_owned();
-    let mut all = vec!["run", "--quiet", "--out", out_text.as_str()];
+    let mut all = vec!["run", "--out", out_text.as_str()];
     all.extend_from_slice(args);
     let output = asr_ctk(&all);
     let text = std::fs::read_to_string(out.join("report.json"))
@@ -56,6 +56,17 @@ fn the_reference_implementation_is_conformant_on_every_rule_it_claims() {
     let (output, report, out) = run("reference", &[]);
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
     assert!(stdout(&output).contains("rules:") && stdout(&output).contains("conformant"));
+    // The whole corpus shows every rule that binds a role played, untested ones too.
+    let shown = stdout(&output)
+        .lines()
+        .filter(|l| l.starts_with("ASR-"))
+        .count();
+    let applicable = report
+        .rules
+        .iter()
+        .filter(|r| r.verdict != RuleVerdict::NotApplicable)
+        .count();
+    assert_eq!(shown, applicable, "{}", stdout(&output));
     let validator = report
         .cases
         .iter()
@@ -469,7 +480,7 @@ fn an_adapter_that_cannot_start_is_a_harness_failure_not_a_usage_error() {
 }
 
 #[test]
-fn the_summary_counts_cases_and_pairs_and_lists_untested_rules() {
+fn the_summary_counts_cases_and_pairs_and_lists_the_rules_of_the_selection() {
     let (output, report, _out) = run("summary", &["--case", "messages/ASR-2[01]*/**"]);
     let text = stdout(&output);
     let names: BTreeSet<&str> = report.cases.iter().map(|c| c.name.as_str()).collect();
@@ -485,18 +496,67 @@ fn the_summary_counts_cases_and_pairs_and_lists_untested_rules() {
         )),
         "{text}"
     );
-    let untested: Vec<&str> = report
+    // A selection lists the rules its cases name (untested ones among them said so), and
+    // counts the rest.
+    for rule in &report.rules {
+        let listed = text
+            .lines()
+            .any(|l| l.split_whitespace().next() == Some(rule.rule.as_str()));
+        assert_eq!(
+            listed,
+            rule.cases + rule.failed > 0,
+            "{}: {text}",
+            rule.rule
+        );
+        if listed && rule.verdict == RuleVerdict::Untested {
+            assert!(
+                text.contains(&format!("{:<10} untested", rule.rule)),
+                "{text}"
+            );
+        }
+    }
+    let untested = report
         .rules
         .iter()
         .filter(|r| r.verdict == RuleVerdict::Untested)
+        .count();
+    assert!(text.contains(&format!("{untested} untested")), "{text}");
+}
+
+/// A selection shows the rules its cases name, not the whole catalog; `--quiet` shows the
+/// totals and where the reports are, nothing per rule.
+#[test]
+fn the_summary_shows_the_rules_selected_and_quiet_shows_only_totals() {
+    let out = scratch("run-selected");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "--rule", "ASR-212", "--out"];
+        let out = out.to_string_lossy().into_owned();
+        args.push(&out);
+        args.extend_from_slice(extra);
+        let output = asr_ctk(&args);
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let full = run(&[]);
+    let report: RunReport = serde_json::from_str(
+        &std::fs::read_to_string(out.join("report.json")).expect("report.json"),
+    )
+    .expect("a report");
+    let named: Vec<&str> = report
+        .rules
+        .iter()
+        .filter(|r| r.cases > 0)
         .map(|r| r.rule.as_str())
         .collect();
-    assert!(!untested.is_empty());
-    for rule in untested {
-        assert!(
-            text.lines()
-                .any(|l| l.starts_with(rule) && l.contains("untested")),
-            "{rule} is listed: {text}"
-        );
-    }
+    assert!(named.contains(&"ASR-212"), "{named:?}");
+    let rows: Vec<&str> = full
+        .lines()
+        .filter(|l| l.starts_with("ASR-"))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(rows, named, "{full}");
+    let quiet = run(&["--quiet"]);
+    assert!(quiet.lines().count() <= 5, "{quiet}");
+    assert!(!quiet.lines().any(|l| l.starts_with("ASR-")), "{quiet}");
+    assert!(quiet.contains("reports: "), "{quiet}");
 }
