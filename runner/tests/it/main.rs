@@ -10,5 +10,6 @@ mod producers;
 mod progress;
 mod read_memory;
 mod readers;
+mod reference_limits;
 mod run;
 mod walk;
