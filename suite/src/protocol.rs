@@ -525,14 +525,19 @@ mod tests {
         assert_eq!(implementation.version, "1");
         let homepage = implementation.homepage.expect("kept");
         assert!(homepage.starts_with(&"x".repeat(MAX_LINK_BYTES)));
-        assert!(homepage.ends_with("…[2952 more bytes not kept]"), "{homepage}");
+        assert!(
+            homepage.ends_with("…[2952 more bytes not kept]"),
+            "{homepage}"
+        );
         let skipped = Reply::Skipped {
             seq: 1,
             reason: "r".into(),
             issue: Some("y".repeat(MAX_LINK_BYTES + 1)),
         };
-        assert!(matches!(skipped.bounded(), Reply::Skipped { issue: Some(i), .. }
-            if i.ends_with("…[1 more bytes not kept]")));
+        assert!(
+            matches!(skipped.bounded(), Reply::Skipped { issue: Some(i), .. }
+            if i.ends_with("…[1 more bytes not kept]"))
+        );
     }
 
     #[test]

@@ -191,7 +191,10 @@ fn write_readings<W: Write>(out: &mut W, seq: u64, readings: Vec<FirstPass>) -> 
             FirstPass::File(scan, _) | FirstPass::Bytes(scan, _) => scan.accepted(),
             FirstPass::Whole(outcome) => outcome.accepted,
         };
-        write!(out, "{comma}{{\"valid\":{valid},\"diagnostics\":[],\"reading\":")?;
+        write!(
+            out,
+            "{comma}{{\"valid\":{valid},\"diagnostics\":[],\"reading\":"
+        )?;
         match read {
             FirstPass::File(scan, mut file) => {
                 file.rewind()?;

@@ -576,12 +576,14 @@ fn parse_reply(bytes: &[u8], check: Option<&dyn ProtocolCheck>) -> Result<Reply,
     }
     // Cut here, where every reply comes in, so that no report and no console line gets
     // more of a name or a link than the bound.
-    serde_json::from_value(value).map(Reply::bounded).map_err(|e| {
-        Fault::Protocol(format!(
-            "the answer is not a valid reply: {e}: {}",
-            preview(bytes)
-        ))
-    })
+    serde_json::from_value(value)
+        .map(Reply::bounded)
+        .map_err(|e| {
+            Fault::Protocol(format!(
+                "the answer is not a valid reply: {e}: {}",
+                preview(bytes)
+            ))
+        })
 }
 
 fn preview(bytes: &[u8]) -> String {
