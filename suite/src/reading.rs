@@ -201,6 +201,79 @@ pub fn scan<R: Read>(input: R, max_line: usize) -> io::Result<Scan> {
     Ok(Scan { state })
 }
 
+/// [`scan`] of a stream that cannot be read twice (standard input, a pipe, a device),
+/// copying it into `copy` as it is read, so that [`Scan::write_reading`] can read it again
+/// from there. Each line within `max_line` bytes is copied at its own offset; a longer line
+/// is not copied: its place is left a hole (nothing written, so a file system with sparse
+/// files gives it no disk). At most `max_bytes` bytes of `input` are read: a longer stream
+/// is an error naming the line it reached, so that no stream, /dev/zero included, is read
+/// without end.
+pub fn scan_copying<R: Read, C: Write + Seek>(
+    input: R,
+    max_line: usize,
+    max_bytes: u64,
+    copy: &mut C,
+) -> Result<Scan, CopyError> {
+    let mut input = input.take(max_bytes.saturating_add(1));
+    let mut lines = LineReader::new(BufReader::with_capacity(256 << 10, &mut input), max_line);
+    let mut state = State::new(false, max_line);
+    let mut at: u64 = 0;
+    let mut last = 0;
+    while let Some(line) = lines.next_line()? {
+        match &line {
+            Line::Text {
+                number,
+                bytes,
+                newline,
+            } => {
+                copy.write_all(bytes)?;
+                if *newline {
+                    copy.write_all(b"\n")?;
+                }
+                at += bytes.len() as u64 + u64::from(*newline);
+                last = *number;
+            }
+            Line::TooLong {
+                number,
+                len,
+                newline,
+            } => {
+                at += len + u64::from(*newline);
+                copy.seek(io::SeekFrom::Start(at))?;
+                last = *number;
+            }
+        }
+        state.take(&line);
+    }
+    drop(lines);
+    if input.limit() == 0 {
+        return Err(CopyError::TooLong {
+            line: last,
+            max: max_bytes,
+        });
+    }
+    copy.flush()?;
+    Ok(Scan { state })
+}
+
+/// Failure to copy a stream for a second pass ([`scan_copying`]).
+#[derive(Debug, thiserror::Error)]
+pub enum CopyError {
+    /// Reading the stream or writing the copy failed.
+    #[error("failed to read the stream or to copy it to read it again: {0}")]
+    Io(#[from] io::Error),
+    /// The stream goes on past the bound.
+    #[error(
+        "failed to read line {line} past byte {max}, the most read of a stream that is not a regular file (--max-spool-bytes)"
+    )]
+    TooLong {
+        /// The line it had reached (1-based).
+        line: usize,
+        /// The bound, in bytes.
+        max: u64,
+    },
+}
+
 impl Scan {
     /// Whether the reader accepts the stream.
     pub fn accepted(&self) -> bool {
