@@ -14,9 +14,10 @@ use std::io::BufWriter;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum AdapterCommand {
-    /// The reference implementation (the stream checker) as an adapter. A request line
-    /// longer than --max-reply-bytes is answered with an error (a stream sent as `data`
-    /// must fit in it; the kit sends paths).
+    /// The reference implementation (the stream checker) as an adapter.
+    ///
+    /// It reads streams by path, never whole; a request line longer than --max-reply-bytes
+    /// is answered with an error (a stream sent as `data` must fit in it).
     Reference {
         #[command(flatten)]
         limits: LimitArgs,
