@@ -204,8 +204,8 @@ pub fn scan<R: Read>(input: R, max_line: usize) -> io::Result<Scan> {
 /// [`scan`] of a stream that cannot be read twice (standard input, a pipe, a device),
 /// copying it into `copy` as it is read, so that [`Scan::write_reading`] can read it again
 /// from there. Each line within `max_line` bytes is copied at its own offset; a longer line
-/// is not copied: its place is left a hole (nothing written, so a file system with sparse
-/// files gives it no disk). At most `max_bytes` bytes of `input` are read: a longer stream
+/// is not copied: its place, its `\n` included, is left a hole (nothing written, so a file
+/// system with sparse files gives it no disk; the second pass never reads it). At most `max_bytes` bytes of `input` are read: a longer stream
 /// is an error naming the line it reached, so that no stream, /dev/zero included, is read
 /// without end.
 pub fn scan_copying<R: Read, C: Write + Seek>(
@@ -1052,6 +1052,53 @@ mod tests {
         assert_eq!(outcome.reading.records["r1"].context_view, Some(false));
         assert_eq!(outcome.reading.records["r2"].context_view, Some(false));
         assert_eq!(outcome.reading.session.root, Tri::Unknown);
+    }
+
+    #[test]
+    fn a_copied_stream_reads_as_the_stream_and_its_long_lines_are_holes() {
+        let long = format!("\"{}\"", "x".repeat(300));
+        let stream = format!(
+            "{HEADER}\n{long}\n{}\n",
+            r#"{"type":"message","seq":1,"id":"r1","messageId":"m","role":"user","content":[{"type":"text","text":"hi"}]}"#
+        );
+        let write = |scanned: Scan, copy: &[u8]| {
+            let mut out = Vec::new();
+            scanned
+                .write_reading(io::Cursor::new(copy), &mut out, false, 0)
+                .expect("in memory");
+            out
+        };
+        let mut copy = io::Cursor::new(Vec::new());
+        let copied = scan_copying(stream.as_bytes(), 200, 1 << 20, &mut copy).expect("copied");
+        let copy = copy.into_inner();
+        // The long line's place holds nothing of it, and the rest is where it was.
+        assert_eq!(copy.len(), stream.len());
+        let at = HEADER.len() + 1;
+        let after = at + long.len() + 1;
+        assert!(copy[at..after].iter().all(|b| *b == 0));
+        assert_eq!(copy[after..], stream.as_bytes()[after..]);
+        assert_eq!(
+            copied.refusals(),
+            scan(stream.as_bytes(), 200).expect("scan").refusals()
+        );
+        let reading = write(copied, &copy);
+        let direct = write(
+            scan(stream.as_bytes(), 200).expect("scan"),
+            stream.as_bytes(),
+        );
+        assert_eq!(reading, direct);
+        let max = (at + long.len() + 10) as u64;
+        let over = scan_copying(
+            stream.as_bytes(),
+            200,
+            max,
+            &mut io::Cursor::new(Vec::new()),
+        )
+        .err();
+        assert!(
+            matches!(over, Some(CopyError::TooLong { line: 3, .. })),
+            "{over:?}"
+        );
     }
 
     #[test]
