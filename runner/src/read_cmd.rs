@@ -3,13 +3,12 @@
 use crate::exit;
 use anyhow::{Context, Result};
 use asr_suite::check::DEFAULT_MAX_LINE_BYTES;
-use asr_suite::reading::{Refusal, Scan, scan, scan_copying};
-use std::fs::{File, OpenOptions};
+use asr_suite::reading::{
+    DEFAULT_MAX_COPY_BYTES, Refusal, Scan, scan, scan_copying, temporary_file,
+};
+use std::fs::File;
 use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
-
-/// The default of `--max-spool-bytes`.
-const DEFAULT_MAX_SPOOL_BYTES: u64 = 16 << 30;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -32,7 +31,7 @@ pub struct Args {
 
 pub fn run(args: &Args) -> Result<u8> {
     anyhow::ensure!(args.max_line_bytes > 0, "--max-line-bytes must be positive");
-    let max_spool = args.max_spool_bytes.unwrap_or(DEFAULT_MAX_SPOOL_BYTES);
+    let max_spool = args.max_spool_bytes.unwrap_or(DEFAULT_MAX_COPY_BYTES);
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let pretty = !args.compact;
@@ -104,28 +103,9 @@ fn first_pass(path: &Path, name: &str, max_line: usize, max_spool: u64) -> Resul
     spool(file, max_line, max_spool).with_context(|| format!("failed to read {name}"))
 }
 
-/// Scans `input` while copying it into a new temporary file, removed as soon as it is open:
-/// the open file stays readable, and nothing is left behind however the process ends.
+/// Scans `input` while copying it into a new temporary file.
 fn spool(input: impl Read, max_line: usize, max_spool: u64) -> Result<(Scan, File)> {
-    let dir = std::env::temp_dir();
-    let mut attempt = 0u32;
-    loop {
-        let path = dir.join(format!("asr-ctk-read-{}-{attempt}", std::process::id()));
-        match OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
-            Ok(mut file) => {
-                let _ = std::fs::remove_file(&path);
-                let scanned = scan_copying(input, max_line, max_spool, &mut file)?;
-                return Ok((scanned, file));
-            }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
-            Err(e) => {
-                return Err(e).with_context(|| format!("failed to create {}", path.display()));
-            }
-        }
-    }
+    let mut file = temporary_file()?;
+    let scanned = scan_copying(input, max_line, max_spool, &mut file)?;
+    Ok((scanned, file))
 }

@@ -256,6 +256,39 @@ pub fn scan_copying<R: Read, C: Write + Seek>(
     Ok(Scan { state })
 }
 
+/// The most bytes [`scan_copying`] reads of a stream unless told otherwise: `asr-ctk read
+/// --max-spool-bytes`'s default, and the reference adapter's bound.
+pub const DEFAULT_MAX_COPY_BYTES: u64 = 16 << 30;
+
+/// A new temporary file (in [`std::env::temp_dir`]) for [`scan_copying`], removed as soon as
+/// it is open: the open file stays readable and writable, and nothing is left behind
+/// however the process ends.
+pub fn temporary_file() -> io::Result<std::fs::File> {
+    let dir = std::env::temp_dir();
+    let mut attempt = 0u32;
+    loop {
+        let path = dir.join(format!("asr-ctk-read-{}-{attempt}", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(file) => {
+                let _ = std::fs::remove_file(&path);
+                return Ok(file);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
+            Err(e) => {
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!("failed to create {}: {e}", path.display()),
+                ));
+            }
+        }
+    }
+}
+
 /// Failure to copy a stream for a second pass ([`scan_copying`]).
 #[derive(Debug, thiserror::Error)]
 pub enum CopyError {

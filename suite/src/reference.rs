@@ -8,7 +8,7 @@ use crate::protocol::{
     AnswerDiagnostic, CaseRequest, Implementation, OutputStream, PROTOCOL_VERSION, ProtocolRole,
     Reply, STREAMS_BY_PATH, StreamAnswer, StreamInput, base64_decode,
 };
-use crate::reading::{ReadOutcome, Scan, scan};
+use crate::reading::{DEFAULT_MAX_COPY_BYTES, Scan, scan, scan_copying, temporary_file};
 use std::fs::File;
 use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
@@ -39,9 +39,9 @@ pub fn started() -> Reply {
 /// `asr-ctk validate` and `asr-ctk read`: no stream is held whole. As a validator, checks its
 /// streams together, as `asr-ctk validate` would (with `options`), each read as it is
 /// checked; as a reader, reads each stream as `asr-ctk read` does, in two passes over a file
-/// (a stream given as `data` is one), the reading written as its second pass goes, one
-/// record's text held at a time (a stream that cannot be read twice, a pipe or a device, is
-/// read in one pass, its reading held until written); as a producer, answers with the golden
+/// (a stream given as `data` is one; a pipe or a device is copied to a temporary file as the
+/// first pass reads it, at most [`DEFAULT_MAX_COPY_BYTES`]), the reading written as its
+/// second pass goes, one record's text held at a time; as a producer, answers with the golden
 /// output of the kit's source fixture the files come from (it converts nothing: it shows what
 /// a right answer is, and declines a source that is not one of the kit's).
 ///
@@ -94,8 +94,8 @@ pub fn write_answer<W: Write>(
 }
 
 /// Answers one stream read from `input` as it comes (one-shot mode: standard input), for a
-/// role, writing the reply line to `out`; memory as [`write_answer`]'s for a stream that
-/// cannot be read twice.
+/// role, writing the reply line to `out`, with the memory of [`write_answer`]: a reader
+/// copies it to a temporary file as it reads it, to read it again.
 pub fn write_oneshot_answer<R: Read, W: Write>(
     input: R,
     role: ProtocolRole,
@@ -103,9 +103,9 @@ pub fn write_oneshot_answer<R: Read, W: Write>(
     out: &mut W,
 ) -> io::Result<()> {
     match role {
-        ProtocolRole::Reader => match crate::reading::read_stream(input, options.max_line_bytes) {
-            Ok(outcome) => write_readings(out, 0, vec![FirstPass::Whole(outcome)]),
-            Err(e) => send(out, &failed(0, &format!("failed to read the stream: {e}"))),
+        ProtocolRole::Reader => match copied(input, options.max_line_bytes) {
+            Ok(read) => write_readings(out, 0, vec![read]),
+            Err(e) => send(out, &failed(0, &e)),
         },
         _ => match check_reader(input, options) {
             Ok(report) => send(out, &answer_reports(0, &[report])),
@@ -158,22 +158,32 @@ fn open(stream: &StreamInput) -> Result<Input, String> {
     }
 }
 
-/// A reader's first pass over one stream: a scan, with the stream to read again, or the
-/// whole reading of a stream that cannot be read again.
+/// A reader's first pass over one stream: a scan, with the stream to read again.
 enum FirstPass {
     File(Scan, File),
     Bytes(Scan, Vec<u8>),
-    Whole(ReadOutcome),
 }
 
-fn first_pass(input: Input, max_line: usize) -> io::Result<FirstPass> {
+fn first_pass(input: Input, max_line: usize) -> Result<FirstPass, String> {
     Ok(match input {
         Input::File(file) if file.metadata().is_ok_and(|m| m.is_file()) => {
-            FirstPass::File(scan(&file, max_line)?, file)
+            FirstPass::File(scan(&file, max_line).map_err(|e| e.to_string())?, file)
         }
-        Input::File(file) => FirstPass::Whole(crate::reading::read_stream(file, max_line)?),
-        Input::Bytes(bytes) => FirstPass::Bytes(scan(bytes.as_slice(), max_line)?, bytes),
+        Input::File(file) => copied(file, max_line)?,
+        Input::Bytes(bytes) => FirstPass::Bytes(
+            scan(bytes.as_slice(), max_line).map_err(|e| e.to_string())?,
+            bytes,
+        ),
     })
+}
+
+/// The first pass over a stream that cannot be read twice, copied to a temporary file as
+/// `asr-ctk read` copies one.
+fn copied<R: Read>(input: R, max_line: usize) -> Result<FirstPass, String> {
+    let mut copy = temporary_file().map_err(|e| e.to_string())?;
+    let scanned = scan_copying(input, max_line, DEFAULT_MAX_COPY_BYTES, &mut copy)
+        .map_err(|e| e.to_string())?;
+    Ok(FirstPass::File(scanned, copy))
 }
 
 /// Writes the `answered` line of a reader: for each stream, whether it was accepted and its
@@ -187,10 +197,8 @@ fn write_readings<W: Write>(out: &mut W, seq: u64, readings: Vec<FirstPass>) -> 
     }
     for (n, read) in readings.into_iter().enumerate() {
         let comma = if n == 0 { "" } else { "," };
-        let valid = match &read {
-            FirstPass::File(scan, _) | FirstPass::Bytes(scan, _) => scan.accepted(),
-            FirstPass::Whole(outcome) => outcome.accepted,
-        };
+        let (FirstPass::File(scan, _) | FirstPass::Bytes(scan, _)) = &read;
+        let valid = scan.accepted();
         write!(
             out,
             "{comma}{{\"valid\":{valid},\"diagnostics\":[],\"reading\":"
@@ -203,7 +211,6 @@ fn write_readings<W: Write>(out: &mut W, seq: u64, readings: Vec<FirstPass>) -> 
             FirstPass::Bytes(scan, bytes) => {
                 scan.write_reading(io::Cursor::new(bytes), &mut out, false, 0)?;
             }
-            FirstPass::Whole(outcome) => serde_json::to_writer(&mut out, &outcome.reading)?,
         }
         out.write_all(b"}")?;
     }
