@@ -3,7 +3,7 @@
 //! memory in the test); the adapter runs under an address-space limit (`prlimit --as`) that
 //! a stream held whole would break.
 
-use crate::helpers::{BIN, root, scratch};
+use crate::helpers::{BIN, alone, root, scratch};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -176,6 +176,37 @@ fn a_request_line_over_the_reply_bound_is_answered_with_an_error_and_the_next_is
     );
     assert_eq!(replies[1]["type"], "answered");
     assert_eq!(replies[1]["seq"], 2);
+}
+
+/// Run in a process of its own, so that the peak it reads (RUSAGE_CHILDREN: the kit's, or
+/// that of an adapter the kit waited for) is of no other test's child.
+#[test]
+fn diff_of_two_references_on_a_gigabyte_stream_holds_it_nowhere() {
+    if !alone("reference_limits::diff_of_two_references_on_a_gigabyte_stream_holds_it_nowhere") {
+        return;
+    }
+    let dir = scratch("reference-diff");
+    let big = sparse(&dir, "big.jsonl", BIG);
+    let output = Command::new(BIN)
+        .args(["diff", "--adapter", "reference", "--adapter", "reference"])
+        .args(["--timeout", "100", "--out"])
+        .arg(dir.join("out"))
+        .arg(&big)
+        .current_dir(root())
+        .env_remove("ASR_CTK_ADAPTER_TOKEN")
+        .output()
+        .expect("asr-ctk runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(stdout.contains("agree on all 1 streams"), "{stdout}");
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+        .expect("rusage");
+    // ru_maxrss is in KiB on Linux.
+    let peak = u64::try_from(usage.max_rss()).unwrap_or(0) * 1024;
+    assert!(
+        peak < BIG / 4,
+        "peak memory {peak} bytes on a stream of {BIG}"
+    );
 }
 
 /// The kit's children that carry an adapter token, with the token.
