@@ -1,4 +1,5 @@
-//! Peak memory of `asr-ctk validate` and `asr-ctk read` on large streams.
+//! Peak memory of `asr-ctk validate`, `asr-ctk read` and the reference adapter on large
+//! streams.
 //!
 //! `cargo bench -p asr-ctk --bench memory` generates realistic streams of about 1 GiB and
 //! 2 GiB (prompts, reasoning, answers, tool traffic, plans, subagents, deliveries, and a tool
@@ -9,7 +10,13 @@
 //! by `validate`); and, from one size to the next, the growth of the peak divided by the
 //! growth of the records. Each stream is deleted once measured.
 //!
-//! Other sizes: `-- --mb 64,256` or `ASR_CTK_MEMORY_MB=64,256`.
+//! Beside them, the reference adapter (`asr-ctk adapter reference`, persistent mode) answering
+//! one validator case and one reader case on the same stream, by path, and the ratio of its
+//! peak to `validate`'s; then the same four on a sparse stream of 4 GiB (one line of NULs,
+//! no disk taken).
+//!
+//! Other sizes: `-- --mb 64,256` or `ASR_CTK_MEMORY_MB=64,256`; the sparse stream's:
+//! `-- --sparse-mb 64` or `ASR_CTK_MEMORY_SPARSE_MB=64` (0 leaves it out).
 
 #![expect(
     clippy::cast_precision_loss,
@@ -19,7 +26,7 @@
 use asr_suite::generate::{Shape, realistic_stream};
 use nix::sys::resource::{UsageWho, getrusage};
 use std::fs::File;
-use std::io::BufWriter;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -29,15 +36,25 @@ fn main() {
         measure(&args[at + 1..]);
         return;
     }
-    let sizes: Vec<u64> = args
-        .iter()
-        .position(|a| a == "--mb")
-        .and_then(|at| args.get(at + 1).cloned())
-        .or_else(|| std::env::var("ASR_CTK_MEMORY_MB").ok())
-        .unwrap_or_else(|| "1024,2048".to_owned())
+    if let Some(at) = args.iter().position(|a| a == "--measure-reference") {
+        measure_reference(&args[at + 1], Path::new(&args[at + 2]));
+        return;
+    }
+    let option = |name: &str, var: &str, default: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|at| args.get(at + 1).cloned())
+            .or_else(|| std::env::var(var).ok())
+            .unwrap_or_else(|| default.to_owned())
+    };
+    let sizes: Vec<u64> = option("--mb", "ASR_CTK_MEMORY_MB", "1024,2048")
         .split(',')
         .filter_map(|v| v.trim().parse().ok())
         .collect();
+    let sparse_mb: u64 = option("--sparse-mb", "ASR_CTK_MEMORY_SPARSE_MB", "4096")
+        .trim()
+        .parse()
+        .unwrap_or(4096);
     let dir =
         TempDir(std::env::temp_dir().join(format!("asr-ctk-bench-memory-{}", std::process::id())));
     std::fs::create_dir_all(&dir.0).expect("temp dir");
@@ -65,7 +82,6 @@ fn main() {
         let generated = generate(&path, shape(n as u64 + 2, mb << 20));
         let validate = peak_kib(&["validate"], &path);
         let read = peak_kib(&["read"], &path);
-        std::fs::remove_file(&path).ok();
         let per_record = |peak: u64, base: u64| {
             (peak.saturating_sub(base) * 1024) as f64 / generated.records as f64
         };
@@ -78,6 +94,8 @@ fn main() {
             mib(read),
             per_record(read, base_read),
         );
+        reference_peaks(&path, validate);
+        std::fs::remove_file(&path).ok();
         if let Some((records, validate_before, read_before)) = previous {
             let more = generated.records.saturating_sub(records).max(1) as f64;
             let growth =
@@ -89,6 +107,36 @@ fn main() {
             );
         }
         previous = Some((generated.records, validate, read));
+    }
+
+    if sparse_mb > 0 {
+        let path = dir.0.join("sparse.jsonl");
+        File::create(&path)
+            .and_then(|f| f.set_len(sparse_mb << 20))
+            .expect("a sparse stream");
+        let validate = peak_kib(&["validate"], &path);
+        let read = peak_kib(&["read"], &path);
+        println!(
+            "{:.0} MB sparse (one line of NULs): validate {:.1} MiB, read {:.1} MiB",
+            (sparse_mb << 20) as f64 / 1e6,
+            mib(validate),
+            mib(read)
+        );
+        reference_peaks(&path, validate);
+        std::fs::remove_file(&path).ok();
+    }
+}
+
+/// Measures the reference adapter answering a validator and a reader case on `path`, and
+/// prints its peaks beside `validate`'s.
+fn reference_peaks(path: &Path, validate: u64) {
+    for role in ["validator", "reader"] {
+        let peak = reference_peak_kib(role, path);
+        println!(
+            "  reference adapter, {role} case: {:.1} MiB, {:.2} x validate",
+            mib(peak),
+            peak as f64 / validate.max(1) as f64
+        );
     }
 }
 
@@ -133,6 +181,52 @@ fn peak_kib(args: &[&str], path: &Path) -> u64 {
     text.trim().parse().expect("a peak in KiB")
 }
 
+/// The peak resident memory, in KiB, of the reference adapter answering one case of `role`
+/// on the stream at `path`, measured by a fresh process of this bench.
+fn reference_peak_kib(role: &str, path: &Path) -> u64 {
+    let output = Command::new(std::env::current_exe().expect("own path"))
+        .arg("--measure-reference")
+        .arg(role)
+        .arg(path)
+        .output()
+        .expect("measure");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{text} {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    text.trim().parse().expect("a peak in KiB")
+}
+
+/// Runs `asr-ctk adapter reference` on one case of `role` on `path` (by path, as the kit
+/// asks it), its answer to /dev/null, and prints its peak resident memory in KiB.
+fn measure_reference(role: &str, path: &Path) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_asr-ctk"))
+        .args(["adapter", "reference"])
+        .env_remove("ASR_CTK_ROLE")
+        .env_remove("ASR_CTK_HANDSHAKE")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("asr-ctk runs");
+    let request = format!(
+        "{{\"type\":\"case\",\"seq\":1,\"role\":\"{role}\",\"case\":\"bench\",\"id\":\"bench\",\"rules\":[],\"streams\":[{{\"part\":\"\",\"path\":{}}}]}}\n{{\"type\":\"stop\"}}\n",
+        serde_json::to_string(&path.to_string_lossy()).expect("a path")
+    );
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(request.as_bytes())
+        .expect("the request");
+    let status = child.wait().expect("asr-ctk ends");
+    assert!(status.success(), "asr-ctk adapter reference: {status}");
+    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).expect("getrusage");
+    println!("{}", usage.max_rss());
+}
+
 /// Runs `asr-ctk ARGS`, output to /dev/null, and prints its peak resident memory in KiB.
 fn measure(args: &[String]) {
     let status = Command::new(env!("CARGO_BIN_EXE_asr-ctk"))
@@ -141,7 +235,11 @@ fn measure(args: &[String]) {
         .stderr(Stdio::null())
         .status()
         .expect("asr-ctk runs");
-    assert!(status.success(), "asr-ctk {args:?}: {status}");
+    // 1: the stream is invalid, or not accepted (the sparse one is neither).
+    assert!(
+        matches!(status.code(), Some(0 | 1)),
+        "asr-ctk {args:?}: {status}"
+    );
     let usage = getrusage(UsageWho::RUSAGE_CHILDREN).expect("getrusage");
     // Linux gives it in KiB.
     println!("{}", usage.max_rss());

@@ -189,6 +189,11 @@ fn compare(
     let mut out = Vec::new();
     for (index, (x, y)) in a.iter().zip(b).enumerate() {
         let mut found = if role == ProtocolRole::Reader {
+            if x.reading == y.reading && x.valid == y.valid {
+                // Nothing to attribute: the stream is not read for the kinds of its records,
+                // which hold every line of it.
+                continue;
+            }
             let null = serde_json::Value::Null;
             let kinds = Kinds::of_stream(
                 &case

@@ -3,8 +3,10 @@
 use crate::exit;
 use anyhow::{Context, Result};
 use asr_suite::check::DEFAULT_MAX_LINE_BYTES;
-use asr_suite::reading::{Refusal, scan};
-use std::fs::{File, OpenOptions};
+use asr_suite::reading::{
+    DEFAULT_MAX_COPY_BYTES, Refusal, Scan, scan, scan_copying, temporary_file,
+};
+use std::fs::File;
 use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
@@ -16,23 +18,27 @@ pub struct Args {
     /// One JSON object a line instead of indented JSON.
     #[arg(long)]
     compact: bool,
-    /// The longest stream line read, in bytes; a longer one is not kept in memory, and the
-    /// reader does not accept the stream.
+    /// The longest stream line read, in bytes; a longer one is not kept in memory (nor
+    /// copied to disk), and the reader does not accept the stream.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE_BYTES)]
     max_line_bytes: usize,
+    /// The most bytes read from standard input, a pipe or a device: such a stream is copied
+    /// to a temporary file to be read twice (its lines within --max-line-bytes only), and a
+    /// longer one is an error [default: 16 GiB].
+    #[arg(long, value_name = "BYTES")]
+    max_spool_bytes: Option<u64>,
 }
 
 pub fn run(args: &Args) -> Result<u8> {
     anyhow::ensure!(args.max_line_bytes > 0, "--max-line-bytes must be positive");
+    let max_spool = args.max_spool_bytes.unwrap_or(DEFAULT_MAX_COPY_BYTES);
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let pretty = !args.compact;
     let mut all_accepted = true;
     for path in &args.files {
         let name = path.to_string_lossy().into_owned();
-        let mut file = open(path, &name)?;
-        let scanned = scan(&mut file, args.max_line_bytes)
-            .with_context(|| format!("failed to read {name}"))?;
+        let (scanned, mut file) = first_pass(path, &name, args.max_line_bytes, max_spool)?;
         file.rewind()
             .with_context(|| format!("failed to read {name}"))?;
         let accepted = scanned.accepted();
@@ -81,42 +87,25 @@ fn reason(refusal: &Refusal) -> String {
     }
 }
 
-/// The stream as something read twice: a regular file as it is; standard input, a pipe or a
-/// device copied to a temporary file first (on disk, not in memory).
-fn open(path: &Path, name: &str) -> Result<File> {
+/// The first pass over a stream, and the file to read it again from: a regular file as it
+/// is; standard input, a pipe or a device copied to a temporary file as it is read (on
+/// disk, not in memory; at most `max_spool` bytes read, lines over `max_line` not copied).
+fn first_pass(path: &Path, name: &str, max_line: usize, max_spool: u64) -> Result<(Scan, File)> {
     if name == "-" {
-        return spool(io::stdin().lock()).context("failed to read standard input");
+        return spool(io::stdin().lock(), max_line, max_spool)
+            .with_context(|| "failed to read standard input".to_owned());
     }
     let file = File::open(path).with_context(|| format!("failed to open {name}"))?;
     if file.metadata().is_ok_and(|m| m.is_file()) {
-        return Ok(file);
+        let scanned = scan(&file, max_line).with_context(|| format!("failed to read {name}"))?;
+        return Ok((scanned, file));
     }
-    spool(file).with_context(|| format!("failed to read {name}"))
+    spool(file, max_line, max_spool).with_context(|| format!("failed to read {name}"))
 }
 
-/// Copies `input` into a new temporary file, removed as soon as it is open: the open file
-/// stays readable, and nothing is left behind however the process ends.
-fn spool(mut input: impl Read) -> Result<File> {
-    let dir = std::env::temp_dir();
-    let mut attempt = 0u32;
-    loop {
-        let path = dir.join(format!("asr-ctk-read-{}-{attempt}", std::process::id()));
-        match OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
-            Ok(mut file) => {
-                let _ = std::fs::remove_file(&path);
-                io::copy(&mut input, &mut file)?;
-                file.rewind()?;
-                return Ok(file);
-            }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
-            Err(e) => {
-                return Err(e).with_context(|| format!("failed to create {}", path.display()));
-            }
-        }
-    }
+/// Scans `input` while copying it into a new temporary file.
+fn spool(input: impl Read, max_line: usize, max_spool: u64) -> Result<(Scan, File)> {
+    let mut file = temporary_file()?;
+    let scanned = scan_copying(input, max_line, max_spool, &mut file)?;
+    Ok((scanned, file))
 }

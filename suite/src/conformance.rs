@@ -188,6 +188,22 @@ pub struct CaseResult {
 /// the reports keep: an adapter's answer cannot make a report of gigabytes.
 pub const KEPT_BYTES: usize = 64 << 10;
 
+/// Keeps the first `kept` bytes of `text` (on a character boundary) and, after `before`,
+/// says how many were cut: `[N more bytes not kept]`. A text of many lines takes the mark on
+/// a line of its own (`"\n"`); a name or a link, on its one line after an ellipsis (`"…"`).
+pub fn cut_text(text: &mut String, kept: usize, before: &str) {
+    if text.len() <= kept {
+        return;
+    }
+    let mut end = kept;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = text.len() - end;
+    text.truncate(end);
+    let _ = write!(text, "{before}[{cut} more bytes not kept]");
+}
+
 /// The most unknown rule ids kept for one case.
 pub const MAX_UNKNOWN_RULES: usize = 20;
 
@@ -271,16 +287,7 @@ impl CaseResult {
 
 /// Keeps the first `kept` bytes of `text` (on a character boundary) and says what was cut.
 fn cap_start(text: &mut String, kept: usize) {
-    if text.len() <= kept {
-        return;
-    }
-    let mut end = kept;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let cut = text.len() - end;
-    text.truncate(end);
-    let _ = write!(text, "\n[{cut} more bytes not kept]");
+    cut_text(text, kept, "\n");
 }
 
 /// Keeps the last `kept` bytes of `text` (on a character boundary) and says what was cut.

@@ -33,6 +33,14 @@ use std::collections::BTreeMap;
 /// The protocol version this kit speaks.
 pub const PROTOCOL_VERSION: u32 = 1;
 
+/// The most bytes the kit keeps of an implementation's name, version and language: every
+/// report and the console show them, so a name of megabytes would fill them all.
+pub const MAX_IDENTITY_BYTES: usize = 256;
+
+/// The most bytes the kit keeps of a link an adapter gives: `homepage`, `issues`, and the
+/// `issue` of a skipped case.
+pub const MAX_LINK_BYTES: usize = 2 << 10;
+
 /// A message from the kit to an adapter.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
@@ -251,6 +259,35 @@ impl Reply {
     }
 }
 
+impl Reply {
+    /// The reply with each text that names the implementation or links to it cut to its
+    /// bound ([`MAX_IDENTITY_BYTES`], [`MAX_LINK_BYTES`]), ending in `…[N more bytes not
+    /// kept]`. The kit cuts every reply it reads, so every report and the console get the
+    /// same, bounded, text.
+    #[must_use]
+    pub fn bounded(mut self) -> Self {
+        let cut = |text: &mut String, kept| crate::conformance::cut_text(text, kept, "…");
+        match &mut self {
+            Reply::Started { implementation, .. } => {
+                cut(&mut implementation.name, MAX_IDENTITY_BYTES);
+                cut(&mut implementation.version, MAX_IDENTITY_BYTES);
+                cut(&mut implementation.language, MAX_IDENTITY_BYTES);
+                for link in [&mut implementation.homepage, &mut implementation.issues]
+                    .into_iter()
+                    .flatten()
+                {
+                    cut(link, MAX_LINK_BYTES);
+                }
+            }
+            Reply::Skipped {
+                issue: Some(issue), ..
+            } => cut(issue, MAX_LINK_BYTES),
+            _ => {}
+        }
+        self
+    }
+}
+
 impl StreamAnswer {
     /// A reader's answer: whether it read the stream, and its reading.
     pub fn read(valid: bool, reading: Option<ReadingAnswer>) -> Self {
@@ -465,6 +502,42 @@ mod tests {
         )
         .expect("a started message");
         assert!(nameless.started_problem().is_some());
+    }
+
+    #[test]
+    fn identity_texts_and_links_are_cut_on_a_character_boundary_saying_how_much() {
+        let long = "é".repeat(1000);
+        let started: Reply = serde_json::from_value(serde_json::json!({
+            "type": "started", "protocol": 1,
+            "implementation": {"name": long, "version": "1", "language": long,
+                               "homepage": "x".repeat(5000)},
+            "roles": ["validator"], "formatVersions": ["0.1"]
+        }))
+        .expect("a started message");
+        let Reply::Started { implementation, .. } = started.bounded() else {
+            panic!("still started");
+        };
+        assert_eq!(
+            implementation.name,
+            format!("{}…[1744 more bytes not kept]", "é".repeat(128))
+        );
+        assert_eq!(implementation.language, implementation.name);
+        assert_eq!(implementation.version, "1");
+        let homepage = implementation.homepage.expect("kept");
+        assert!(homepage.starts_with(&"x".repeat(MAX_LINK_BYTES)));
+        assert!(
+            homepage.ends_with("…[2952 more bytes not kept]"),
+            "{homepage}"
+        );
+        let skipped = Reply::Skipped {
+            seq: 1,
+            reason: "r".into(),
+            issue: Some("y".repeat(MAX_LINK_BYTES + 1)),
+        };
+        assert!(
+            matches!(skipped.bounded(), Reply::Skipped { issue: Some(i), .. }
+            if i.ends_with("…[1 more bytes not kept]"))
+        );
     }
 
     #[test]

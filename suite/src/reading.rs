@@ -201,6 +201,112 @@ pub fn scan<R: Read>(input: R, max_line: usize) -> io::Result<Scan> {
     Ok(Scan { state })
 }
 
+/// [`scan`] of a stream that cannot be read twice (standard input, a pipe, a device),
+/// copying it into `copy` as it is read, so that [`Scan::write_reading`] can read it again
+/// from there. Each line within `max_line` bytes is copied at its own offset; a longer line
+/// is not copied: its place, its `\n` included, is left a hole (nothing written, so a file
+/// system with sparse files gives it no disk; the second pass never reads it). At most `max_bytes` bytes of `input` are read: a longer stream
+/// is an error naming the line it reached, so that no stream, /dev/zero included, is read
+/// without end.
+pub fn scan_copying<R: Read, C: Write + Seek>(
+    input: R,
+    max_line: usize,
+    max_bytes: u64,
+    copy: &mut C,
+) -> Result<Scan, CopyError> {
+    let mut input = input.take(max_bytes.saturating_add(1));
+    let mut lines = LineReader::new(BufReader::with_capacity(256 << 10, &mut input), max_line);
+    let mut state = State::new(false, max_line);
+    let mut at: u64 = 0;
+    let mut last = 0;
+    while let Some(line) = lines.next_line()? {
+        match &line {
+            Line::Text {
+                number,
+                bytes,
+                newline,
+            } => {
+                copy.write_all(bytes)?;
+                if *newline {
+                    copy.write_all(b"\n")?;
+                }
+                at += bytes.len() as u64 + u64::from(*newline);
+                last = *number;
+            }
+            Line::TooLong {
+                number,
+                len,
+                newline,
+            } => {
+                at += len + u64::from(*newline);
+                copy.seek(io::SeekFrom::Start(at))?;
+                last = *number;
+            }
+        }
+        state.take(&line);
+    }
+    drop(lines);
+    if input.limit() == 0 {
+        return Err(CopyError::TooLong {
+            line: last,
+            max: max_bytes,
+        });
+    }
+    copy.flush()?;
+    Ok(Scan { state })
+}
+
+/// The most bytes [`scan_copying`] reads of a stream unless told otherwise: `asr-ctk read
+/// --max-spool-bytes`'s default, and the reference adapter's bound.
+pub const DEFAULT_MAX_COPY_BYTES: u64 = 16 << 30;
+
+/// A new temporary file (in [`std::env::temp_dir`]) for [`scan_copying`], removed as soon as
+/// it is open: the open file stays readable and writable, and nothing is left behind
+/// however the process ends.
+pub fn temporary_file() -> io::Result<std::fs::File> {
+    let dir = std::env::temp_dir();
+    let mut attempt = 0u32;
+    loop {
+        let path = dir.join(format!("asr-ctk-read-{}-{attempt}", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(file) => {
+                let _ = std::fs::remove_file(&path);
+                return Ok(file);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
+            Err(e) => {
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!("failed to create {}: {e}", path.display()),
+                ));
+            }
+        }
+    }
+}
+
+/// Failure to copy a stream for a second pass ([`scan_copying`]).
+#[derive(Debug, thiserror::Error)]
+pub enum CopyError {
+    /// Reading the stream or writing the copy failed.
+    #[error("failed to read the stream or to copy it to read it again: {0}")]
+    Io(#[from] io::Error),
+    /// The stream goes on past the bound.
+    #[error(
+        "failed to read line {line} past byte {max}, the most read of a stream that is not a regular file (--max-spool-bytes)"
+    )]
+    TooLong {
+        /// The line it had reached (1-based).
+        line: usize,
+        /// The bound, in bytes.
+        max: u64,
+    },
+}
+
 impl Scan {
     /// Whether the reader accepts the stream.
     pub fn accepted(&self) -> bool {
@@ -979,6 +1085,53 @@ mod tests {
         assert_eq!(outcome.reading.records["r1"].context_view, Some(false));
         assert_eq!(outcome.reading.records["r2"].context_view, Some(false));
         assert_eq!(outcome.reading.session.root, Tri::Unknown);
+    }
+
+    #[test]
+    fn a_copied_stream_reads_as_the_stream_and_its_long_lines_are_holes() {
+        let long = format!("\"{}\"", "x".repeat(300));
+        let stream = format!(
+            "{HEADER}\n{long}\n{}\n",
+            r#"{"type":"message","seq":1,"id":"r1","messageId":"m","role":"user","content":[{"type":"text","text":"hi"}]}"#
+        );
+        let write = |scanned: Scan, copy: &[u8]| {
+            let mut out = Vec::new();
+            scanned
+                .write_reading(io::Cursor::new(copy), &mut out, false, 0)
+                .expect("in memory");
+            out
+        };
+        let mut copy = io::Cursor::new(Vec::new());
+        let copied = scan_copying(stream.as_bytes(), 200, 1 << 20, &mut copy).expect("copied");
+        let copy = copy.into_inner();
+        // The long line's place holds nothing of it, and the rest is where it was.
+        assert_eq!(copy.len(), stream.len());
+        let at = HEADER.len() + 1;
+        let after = at + long.len() + 1;
+        assert!(copy[at..after].iter().all(|b| *b == 0));
+        assert_eq!(copy[after..], stream.as_bytes()[after..]);
+        assert_eq!(
+            copied.refusals(),
+            scan(stream.as_bytes(), 200).expect("scan").refusals()
+        );
+        let reading = write(copied, &copy);
+        let direct = write(
+            scan(stream.as_bytes(), 200).expect("scan"),
+            stream.as_bytes(),
+        );
+        assert_eq!(reading, direct);
+        let max = (at + long.len() + 10) as u64;
+        let over = scan_copying(
+            stream.as_bytes(),
+            200,
+            max,
+            &mut io::Cursor::new(Vec::new()),
+        )
+        .err();
+        assert!(
+            matches!(over, Some(CopyError::TooLong { line: 3, .. })),
+            "{over:?}"
+        );
     }
 
     #[test]

@@ -288,10 +288,7 @@ impl Persistent {
                     return reply;
                 }
                 Ok(FromAdapter::TooLong) => {
-                    return Err(Fault::Protocol(format!(
-                        "the answer is longer than {} bytes without a newline (--max-reply-bytes)",
-                        self.max_reply_bytes
-                    )));
+                    return Err(Fault::Protocol(too_long(self.max_reply_bytes)));
                 }
                 Ok(FromAdapter::Flood) => {
                     return Err(Fault::Protocol(format!(
@@ -529,10 +526,7 @@ pub fn oneshot_output(
         }
     };
     let result = if bytes.len() > talk.max_reply_bytes {
-        Err(Fault::Protocol(format!(
-            "the answer is longer than {} bytes (--max-reply-bytes)",
-            talk.max_reply_bytes
-        )))
+        Err(Fault::Protocol(too_long(talk.max_reply_bytes)))
     } else {
         Ok(OneshotOutput { bytes, exit })
     };
@@ -550,6 +544,14 @@ fn piped(argv: &[String]) -> Command {
         .stderr(Stdio::piped())
         .process_group(0);
     command
+}
+
+/// An answer over the reply bound, and what to raise: a reader's reading holds the text of
+/// the stream's messages, so a valid stream of hundreds of megabytes has a reading as long.
+fn too_long(max: usize) -> String {
+    format!(
+        "the answer is longer than {max} bytes without a newline, the most the kit reads of one reply: raise --max-reply-bytes (a reader's reading holds the text of the stream's messages)"
+    )
 }
 
 fn kit() -> Kit {
@@ -572,12 +574,16 @@ fn parse_reply(bytes: &[u8], check: Option<&dyn ProtocolCheck>) -> Result<Reply,
             )));
         }
     }
-    serde_json::from_value(value).map_err(|e| {
-        Fault::Protocol(format!(
-            "the answer is not a valid reply: {e}: {}",
-            preview(bytes)
-        ))
-    })
+    // Cut here, where every reply comes in, so that no report and no console line gets
+    // more of a name or a link than the bound.
+    serde_json::from_value(value)
+        .map(Reply::bounded)
+        .map_err(|e| {
+            Fault::Protocol(format!(
+                "the answer is not a valid reply: {e}: {}",
+                preview(bytes)
+            ))
+        })
 }
 
 fn preview(bytes: &[u8]) -> String {

@@ -713,6 +713,53 @@ fn escape_codes_of_an_adapter_are_shown_escaped() {
 }
 
 #[test]
+fn a_name_of_megabytes_is_cut_in_the_console_and_in_every_report() {
+    let (output, report, dir) = run_over("huge_identity", CASES, &[], &[]);
+    assert_eq!(count(&report, Outcome::Skipped), expected_cases());
+    let console = [output.stdout.as_slice(), output.stderr.as_slice()].concat();
+    assert!(
+        console.len() < 1 << 20,
+        "{} bytes on the console",
+        console.len()
+    );
+    let console = String::from_utf8_lossy(&console);
+    assert!(console.contains("more bytes not kept]"), "{console}");
+    let implementation = report.adapter.implementation.expect("an identity");
+    for (text, kept) in [
+        (&implementation.name, 256),
+        (&implementation.version, 256),
+        (&implementation.language, 256),
+        (implementation.homepage.as_ref().expect("a homepage"), 2048),
+        (
+            implementation.issues.as_ref().expect("an issues link"),
+            2048,
+        ),
+    ] {
+        assert!(text.len() <= kept + 40, "{} bytes kept", text.len());
+        assert!(text.ends_with(" more bytes not kept]"), "{text}");
+    }
+    assert!(
+        implementation
+            .name
+            .ends_with("…[10485504 more bytes not kept]")
+    );
+    for case in &report.cases {
+        let issue = case.issue.as_deref().unwrap_or_default();
+        assert!(
+            issue.len() <= 2048 + 40,
+            "{} bytes of issue link",
+            issue.len()
+        );
+    }
+    for entry in std::fs::read_dir(&dir).expect("the reports").flatten() {
+        let size = entry.metadata().expect("a report").len();
+        assert!(size < 1 << 20, "{:?} is {size} bytes", entry.file_name());
+    }
+    let json = std::fs::read_to_string(dir.join("report.json")).expect("report.json");
+    assert!(json.contains("more bytes not kept]"));
+}
+
+#[test]
 fn streams_go_by_path_to_adapters_that_read_them_so() {
     let dir = temp_dir("by-path");
     for by_path in [false, true] {

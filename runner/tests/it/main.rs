@@ -10,6 +10,7 @@ mod producers;
 mod progress;
 mod read_memory;
 mod readers;
+mod reference_limits;
 mod run;
 mod trust;
 mod walk;
