@@ -26,6 +26,7 @@ use asr_suite::protocol::{
 };
 use asr_suite::render::escape_controls;
 use asr_suite::render::sarif::StreamFiles;
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -96,14 +97,7 @@ pub fn run(args: &Args) -> Result<u8> {
             return Ok(exit::HARNESS);
         }
     };
-    let roles: Vec<ProtocolRole> = match args.role {
-        Some(role) => vec![role.protocol()],
-        None => vec![
-            ProtocolRole::Validator,
-            ProtocolRole::Reader,
-            ProtocolRole::Producer,
-        ],
-    };
+    let roles = roles(args);
     // Every case once per role, validator cases first: one adapter process serves all roles.
     let mut items: Vec<(ProtocolRole, &Case)> = Vec::new();
     for role in &roles {
@@ -140,7 +134,7 @@ pub fn run(args: &Args) -> Result<u8> {
         timeouts,
         strictness: Strictness {
             pointers: args.strict_pointers,
-            aliases: std::collections::BTreeMap::new(),
+            aliases: BTreeMap::new(),
         },
     };
     let progress = Progress::new(items.len(), args.quiet);
@@ -272,6 +266,35 @@ pub fn write_report_files(report: &RunReport, streams: &StreamFiles, dir: &Path)
     write::reports(report, streams, dir)
 }
 
+/// Where each case a run's command line selects falls among the cases of its role: the
+/// shard `i/n` of that run takes the cases at positions `i - 1`, `i - 1 + n`, ... So a merge
+/// can tell whether a case is of the shard a report claims. `None` when the command line is
+/// not one of `asr-ctk run`.
+pub fn positions<'a>(
+    corpus: &'a [Case],
+    command_line: &[String],
+) -> Option<BTreeMap<(ProtocolRole, &'a str), usize>> {
+    use clap::Parser as _;
+    if command_line.get(1).map(String::as_str) != Some("run") {
+        return None;
+    }
+    let line = RunLine::try_parse_from(
+        std::iter::once("asr-ctk run").chain(command_line[2..].iter().map(String::as_str)),
+    )
+    .ok()?;
+    let mut positions = BTreeMap::new();
+    for role in roles(&line.args) {
+        for (position, case) in select_unsharded(corpus, &line.args, role)
+            .ok()?
+            .into_iter()
+            .enumerate()
+        {
+            positions.insert((role, case.name.as_str()), position);
+        }
+    }
+    Some(positions)
+}
+
 struct Settings<'a> {
     argv: Vec<String>,
     talk: Talk<'a>,
@@ -297,14 +320,47 @@ impl<'a> Settings<'a> {
     }
 }
 
+/// A run's command line, without its program and command names.
+#[derive(Debug, clap::Parser)]
+struct RunLine {
+    #[command(flatten)]
+    args: Args,
+}
+
+/// The roles a run takes, in the order it runs them.
+fn roles(args: &Args) -> Vec<ProtocolRole> {
+    match args.role {
+        Some(role) => vec![role.protocol()],
+        None => vec![
+            ProtocolRole::Validator,
+            ProtocolRole::Reader,
+            ProtocolRole::Producer,
+        ],
+    }
+}
+
 /// The cases of one role that the filters select (possibly none).
 fn select<'a>(corpus: &'a [Case], args: &Args, role: ProtocolRole) -> Result<Vec<&'a Case>> {
-    let rule_glob = corpus::pattern(args.rule.as_deref(), "--rule")?;
-    let name = corpus::pattern(args.case.as_deref(), "--case")?;
     let (index, count) = match &args.shard {
         Some(shard) => parse_shard(shard)?,
         None => (1, 1),
     };
+    Ok(select_unsharded(corpus, args, role)?
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % count == index - 1)
+        .map(|(_, c)| c)
+        .collect())
+}
+
+/// The cases of one role that the filters but `--shard` select, in corpus order.
+fn select_unsharded<'a>(
+    corpus: &'a [Case],
+    args: &Args,
+    role: ProtocolRole,
+) -> Result<Vec<&'a Case>> {
+    let rule_glob = corpus::pattern(args.rule.as_deref(), "--rule")?;
+    let name = corpus::pattern(args.case.as_deref(), "--case")?;
     let wanted = match role {
         ProtocolRole::Reader => asr_suite::catalog::Role::Reader,
         ProtocolRole::Producer => asr_suite::catalog::Role::Producer,
@@ -320,9 +376,6 @@ fn select<'a>(corpus: &'a [Case], args: &Args, role: ProtocolRole) -> Result<Vec
                 .is_none_or(|p| c.sidecar.rules.iter().any(|r| p.matches(r)))
         })
         .filter(|c| name.as_ref().is_none_or(|p| p.matches(&c.name)))
-        .enumerate()
-        .filter(|(i, _)| i % count == index - 1)
-        .map(|(_, c)| c)
         .collect();
     Ok(selected)
 }
