@@ -196,8 +196,9 @@ fn read_report(path: &Path, limit: u64) -> Result<RunReport> {
     if text.len() as u64 > limit {
         bail!("report {shown} grew beyond {limit} bytes while it was read");
     }
-    serde_json::from_slice(&text)
-        .with_context(|| format!("failed to parse report {shown} as a report (schemas/report.schema.json)"))
+    serde_json::from_slice(&text).with_context(|| {
+        format!("failed to parse report {shown} as a report (schemas/report.schema.json)")
+    })
 }
 
 /// The shards a report claims, each `(i, n)`: `i/n` with 1 <= i <= n, one n, none twice, and
