@@ -130,6 +130,7 @@ pub fn run(args: &Args) -> Result<u8> {
             start_timeout: timeouts.start,
             max_reply_bytes: limits.max_reply_bytes,
             check: checker.as_ref().map(|c| c as &dyn ProtocolCheck),
+            retention: None,
         },
         timeouts,
         strictness: Strictness {
@@ -309,6 +310,16 @@ impl<'a> Settings<'a> {
             timeout: self.timeouts.answer(role),
             ..self.talk
         }
+    }
+
+    /// How findings are matched on cases of an adapter that said `identity`: with the ids
+    /// it declared its own.
+    fn strictness(&self, identity: &Reply) -> Strictness {
+        let mut strictness = self.strictness.clone();
+        if let Reply::Started { rule_aliases, .. } = identity {
+            strictness.aliases.clone_from(rule_aliases);
+        }
+        strictness
     }
 
     /// How to talk to it for `started`.
@@ -535,11 +546,7 @@ fn judged(
             let judgement = if role == ProtocolRole::Reader {
                 judge_reader(case, &streams)
             } else {
-                let mut strictness = settings.strictness.clone();
-                if let Reply::Started { rule_aliases, .. } = identity {
-                    strictness.aliases.clone_from(rule_aliases);
-                }
-                judge_validator(case, &streams, &strictness)
+                judge_validator(case, &streams, &settings.strictness(identity))
             };
             let mut result = judged_result(case, role, judgement, ("expected", "actual"));
             let catalog = asr_suite::catalog::Catalog::embedded();

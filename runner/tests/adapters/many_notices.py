@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Fault adapter for the kit's tests (persistent mode), named `fault-many_notices`.
+
+Answers every case with every stream invalid and as many notices as `ASR_CTK_TEST_NOTICES`
+says (300,000 when unset): one legal reply, of a size set by the test, whose findings
+are many and small. Last comes one error under ASR-212 on line 2, so that a kit that keeps
+only the first findings of a stream and drops the rest unjudged misses it. If the adapter
+runs under a cap on its address space (`prlimit --as=SOFT:HARD`), it lifts its own soft cap
+to the hard one: the cap is meant for the kit, not for this script building the reply. The
+protocol plumbing is in _fault.py.
+"""
+
+import json
+import os
+import resource
+import sys
+
+sys.dont_write_bytecode = True  # leave no __pycache__ beside the fixtures
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _fault  # noqa: E402
+
+COUNT = int(os.environ.get("ASR_CTK_TEST_NOTICES", "300000"))
+
+_, hard = resource.getrlimit(resource.RLIMIT_AS)
+resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+
+# A thousand distinct notices, repeated: the reply is built without a Python object for
+# each of its findings.
+CHUNK = ",".join(json.dumps({"rule": "ASR-406", "severity": "notice", "line": 1 + i})
+                 for i in range(1000))
+LAST = json.dumps({"rule": "ASR-212", "severity": "error", "line": 2})
+
+
+def diagnostics(count):
+    chunks, rest = divmod(count, 1000)
+    parts = [CHUNK] * chunks
+    parts += [json.dumps({"rule": "ASR-406", "severity": "notice", "line": 1 + i})
+              for i in range(rest)]
+    parts.append(LAST)
+    return "[" + ",".join(parts) + "]"
+
+
+def case(request, number):
+    body = diagnostics(COUNT)
+    streams = ",".join('{"valid":false,"diagnostics":%s}' % body for _ in request["streams"])
+    line = '{"type":"answered","seq":%d,"streams":[%s]}\n' % (request["seq"], streams)
+    _fault.write(line.encode())
+
+
+if __name__ == "__main__":
+    _fault.run(__file__, case)
