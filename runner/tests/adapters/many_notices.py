@@ -6,8 +6,9 @@ says (300,000 when unset): one legal reply, of a size set by the test, whose fin
 are many and small. Last comes one error under ASR-212 on line 2, so that a kit that keeps
 only the first findings of a stream and drops the rest unjudged misses it. If the adapter
 runs under a cap on its address space (`prlimit --as=SOFT:HARD`), it lifts its own soft cap
-to the hard one: the cap is meant for the kit, not for this script building the reply. The
-protocol plumbing is in _fault.py.
+to the hard one: the cap is meant for the kit, not for this script building the reply. It
+says the size of each reply on stderr (`reply of N bytes`). The protocol plumbing is in
+_fault.py.
 """
 
 import json
@@ -44,7 +45,10 @@ def case(request, number):
     body = diagnostics(COUNT)
     streams = ",".join('{"valid":false,"diagnostics":%s}' % body for _ in request["streams"])
     line = '{"type":"answered","seq":%d,"streams":[%s]}\n' % (request["seq"], streams)
-    _fault.write(line.encode())
+    data = line.encode()
+    sys.stderr.write("reply of %d bytes\n" % len(data))
+    sys.stderr.flush()
+    _fault.write(data)
 
 
 if __name__ == "__main__":
