@@ -4,7 +4,7 @@
 //! every report must be of the corpus the merge loads (its digest and case count), every case
 //! in it a case of that corpus, run as a role the case has, under the id and rules the corpus
 //! gives it, and of a shard the report claims (the shard follows from the run's command line,
-//! as `asr-ctk run --shard` selects). What is read is bounded ([`max_report_bytes`]), and every
+//! as `asr-ctk run --shard` selects), and no case of those shards left out. What is read is bounded ([`max_report_bytes`]), and every
 //! text of a merged case is cut as a run cuts it.
 
 use crate::{corpus, exit};
@@ -249,16 +249,17 @@ fn check_cases(
     corpus: &[Case],
 ) -> Result<()> {
     let shown = path.display();
-    let positions = if claimed.is_empty() {
-        None
-    } else {
-        let Some(positions) = crate::run::positions(corpus, &report.command_line) else {
-            bail!(
-                "report {shown} claims shards {} but its command line is no `asr-ctk run`: which cases are of those shards cannot be told",
-                report.shards.join(", ")
-            );
-        };
-        Some(positions)
+    let positions = crate::run::positions(corpus, &report.command_line);
+    if positions.is_none() && !claimed.is_empty() {
+        bail!(
+            "report {shown} claims shards {} but its command line is no `asr-ctk run`: which cases are of those shards cannot be told",
+            report.shards.join(", ")
+        );
+    }
+    // The shards a case of the run's selection falls in: all of them for a whole run.
+    let n = claimed.first().map_or(1, |&(_, n)| n);
+    let claims = |position: usize| {
+        claimed.is_empty() || claimed.iter().any(|&(i, _)| i == position % n + 1)
     };
     for case in &report.cases {
         let name = &case.name;
@@ -281,19 +282,41 @@ fn check_cases(
             );
         }
         if let Some(positions) = &positions {
-            let Some(position) = positions.get(&(case.role, name.as_str())) else {
+            let Some(&position) = positions.get(&(case.role, name.as_str())) else {
                 bail!(
                     "case {name} in report {shown} is not among the cases its command line selects"
                 );
             };
-            let n = claimed[0].1;
-            let shard = position % n + 1;
-            if !claimed.iter().any(|&(i, _)| i == shard) {
+            if !claims(position) {
                 bail!(
-                    "case {name} in report {shown} is of shard {shard}/{n}, not of the shards the report claims ({})",
+                    "case {name} in report {shown} is of shard {}/{n}, not of the shards the report claims ({})",
+                    position % n + 1,
                     report.shards.join(", ")
                 );
             }
+        }
+    }
+    // A run's report holds a result for every case it selects, run or not: a case left out
+    // is a failure taken out.
+    if let Some(positions) = &positions {
+        let held: BTreeSet<(ProtocolRole, &str)> = report
+            .cases
+            .iter()
+            .map(|c| (c.role, c.name.as_str()))
+            .collect();
+        if let Some(((role, name), position)) = positions
+            .iter()
+            .find(|(key, position)| claims(**position) && !held.contains(*key))
+        {
+            let of = if claimed.is_empty() {
+                "the run".to_owned()
+            } else {
+                format!("shard {}/{n}", position % n + 1)
+            };
+            bail!(
+                "report {shown} lacks case {name} ({}) of {of}: a run's report holds every case its command line selects",
+                role.as_str()
+            );
         }
     }
     Ok(())

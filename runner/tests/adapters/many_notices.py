@@ -25,30 +25,42 @@ COUNT = int(os.environ.get("ASR_CTK_TEST_NOTICES", "300000"))
 _, hard = resource.getrlimit(resource.RLIMIT_AS)
 resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
 
-# A thousand distinct notices, repeated: the reply is built without a Python object for
-# each of its findings.
+# A thousand distinct notices, repeated: the reply is written piece by piece, without a
+# Python object for each of its findings nor a copy of the whole line, so that this script
+# stays small beside the kit it feeds.
 CHUNK = ",".join(json.dumps({"rule": "ASR-406", "severity": "notice", "line": 1 + i})
-                 for i in range(1000))
-LAST = json.dumps({"rule": "ASR-212", "severity": "error", "line": 2})
+                 for i in range(1000)).encode()
+LAST = json.dumps({"rule": "ASR-212", "severity": "error", "line": 2}).encode()
 
 
 def diagnostics(count):
+    """The pieces of one stream's `diagnostics` array: `count` notices, then LAST."""
     chunks, rest = divmod(count, 1000)
-    parts = [CHUNK] * chunks
-    parts += [json.dumps({"rule": "ASR-406", "severity": "notice", "line": 1 + i})
-              for i in range(rest)]
-    parts.append(LAST)
-    return "[" + ",".join(parts) + "]"
+    yield b"["
+    for _ in range(chunks):
+        yield CHUNK + b","
+    for i in range(rest):
+        yield json.dumps({"rule": "ASR-406", "severity": "notice", "line": 1 + i}).encode() + b","
+    yield LAST + b"]"
 
 
 def case(request, number):
-    body = diagnostics(COUNT)
-    streams = ",".join('{"valid":false,"diagnostics":%s}' % body for _ in request["streams"])
-    line = '{"type":"answered","seq":%d,"streams":[%s]}\n' % (request["seq"], streams)
-    data = line.encode()
-    sys.stderr.write("reply of %d bytes\n" % len(data))
+    pieces = [b'{"type":"answered","seq":%d,"streams":[' % request["seq"]]
+    for index, _ in enumerate(request["streams"]):
+        pieces.append(b',{"valid":false,"diagnostics":' if index else b'{"valid":false,"diagnostics":')
+        pieces.append(diagnostics)
+        pieces.append(b"}")
+    pieces.append(b"]}\n")
+    size = 0
+    for piece in pieces:
+        size += sum(len(p) for p in piece(COUNT)) if callable(piece) else len(piece)
+    sys.stderr.write("reply of %d bytes\n" % size)
     sys.stderr.flush()
-    _fault.write(data)
+    out = sys.stdout.buffer
+    for piece in pieces:
+        for part in (piece(COUNT) if callable(piece) else [piece]):
+            out.write(part)
+    out.flush()
 
 
 if __name__ == "__main__":

@@ -145,6 +145,19 @@ fn reports_of_another_corpus_or_with_cases_it_does_not_have_are_refused() {
         ],
     );
 
+    // A failure taken out of a shard.
+    let path = forged("left-out.json", &|r| {
+        r["cases"].as_array_mut().expect("cases").remove(0);
+    });
+    let left_out = original["cases"][0]["name"].as_str().expect("a name");
+    assert_refused(
+        &merge(&dir, &[&path, second]),
+        &[
+            "left-out.json",
+            &format!("lacks case {left_out} (validator) of shard 1/2"),
+        ],
+    );
+
     let path = forged("other-n.json", &|r| {
         r["shards"] = serde_json::json!(["2/3"])
     });
