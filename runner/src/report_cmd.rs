@@ -14,6 +14,7 @@ use asr_suite::catalog::{Catalog, Role};
 use asr_suite::conformance::{KEPT_BYTES, RunReport, case_set_digest};
 use asr_suite::protocol::ProtocolRole;
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
@@ -258,9 +259,8 @@ fn check_cases(
     }
     // The shards a case of the run's selection falls in: all of them for a whole run.
     let n = claimed.first().map_or(1, |&(_, n)| n);
-    let claims = |position: usize| {
-        claimed.is_empty() || claimed.iter().any(|&(i, _)| i == position % n + 1)
-    };
+    let claims =
+        |position: usize| claimed.is_empty() || claimed.iter().any(|&(i, _)| i == position % n + 1);
     for case in &report.cases {
         let name = &case.name;
         let Some(known) = by_name.get(name.as_str()) else {
@@ -382,7 +382,7 @@ fn missing_shards(merged: impl Iterator<Item = usize>, n: usize) -> Option<Strin
     );
     if runs.len() > MISSING_NAMED {
         let rest: usize = runs[MISSING_NAMED..].iter().map(|(a, b)| b - a + 1).sum();
-        text.push_str(&format!(", and {rest} more"));
+        let _ = write!(text, ", and {rest} more");
     }
     Some(text)
 }

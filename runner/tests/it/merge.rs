@@ -94,7 +94,7 @@ fn reports_of_another_corpus_or_with_cases_it_does_not_have_are_refused() {
     let digest = original["caseSet"].as_str().expect("a digest").to_owned();
     let other_set = format!("sha256:{}", "0".repeat(64));
     let path = forged("case-set.json", &|r| {
-        r["caseSet"] = other_set.clone().into()
+        r["caseSet"] = other_set.clone().into();
     });
     assert_refused(
         &merge(&dir, &[&path]),
@@ -159,7 +159,7 @@ fn reports_of_another_corpus_or_with_cases_it_does_not_have_are_refused() {
     );
 
     let path = forged("other-n.json", &|r| {
-        r["shards"] = serde_json::json!(["2/3"])
+        r["shards"] = serde_json::json!(["2/3"]);
     });
     assert_refused(
         &merge(&dir, &[first, &path]),

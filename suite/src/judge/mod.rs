@@ -792,7 +792,7 @@ mod tests {
             // Kept: the first MAX_PER_STREAM, then per kind one.
             let kept_beyond = kept[0].diagnostics.len() - MAX_PER_STREAM;
             assert_eq!(
-                not_kept as usize + kept[0].diagnostics.len(),
+                usize::try_from(not_kept).expect("a count") + kept[0].diagnostics.len(),
                 findings.len()
             );
             assert!(kept_beyond <= 8, "{kept_beyond} kept beyond the bound");
@@ -813,7 +813,7 @@ mod tests {
         assert!(!judge_validator(negative, &answer_of(&first), &plain).pass);
         let retention = Retention::new(negative, &plain);
         let (_, kept, not_kept) = whole_and_kept(&reply_line(false, &called_for), &retention);
-        assert_eq!(not_kept as usize, notices - MAX_PER_STREAM);
+        assert_eq!(usize::try_from(not_kept), Ok(notices - MAX_PER_STREAM));
         assert!(judge_validator(negative, &kept, &plain).pass);
     }
 
