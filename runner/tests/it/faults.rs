@@ -943,6 +943,17 @@ fn a_reply_of_many_findings_is_judged_in_bounded_memory_saying_what_was_not_kept
         positive.attributions
     );
     assert_eq!(positive.findings_not_kept, NOTICES - kept_of_a_stream);
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../../schemas/report.schema.json")).expect("schema");
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("read"))
+            .expect("JSON");
+    let validator = jsonschema::validator_for(&schema).expect("compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&value)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
     let markdown = std::fs::read_to_string(out.join("report.md")).expect("report.md");
     assert!(
         markdown.contains(&format!(
