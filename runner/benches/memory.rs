@@ -17,6 +17,12 @@
 //!
 //! Other sizes: `-- --mb 64,256` or `ASR_CTK_MEMORY_MB=64,256`; the sparse stream's:
 //! `-- --sparse-mb 64` or `ASR_CTK_MEMORY_SPARSE_MB=64` (0 leaves it out).
+//!
+//! `-- --reply-mb 230` (or `ASR_CTK_MEMORY_REPLY_MB=230`) measures instead what one large
+//! reply costs `asr-ctk run`: the fault adapter `runner/tests/adapters/many_notices.py`
+//! answers one case with a reply line of about that many MB of notices (a legal reply, under
+//! the default `--max-reply-bytes`), and the bench prints the kit's peak resident memory,
+//! the reply's size and their ratio, and the findings the report says were not kept.
 
 #![expect(
     clippy::cast_precision_loss,
@@ -38,6 +44,16 @@ fn main() {
     }
     if let Some(at) = args.iter().position(|a| a == "--measure-reference") {
         measure_reference(&args[at + 1], Path::new(&args[at + 2]));
+        return;
+    }
+    let reply_mb = args
+        .iter()
+        .position(|a| a == "--reply-mb")
+        .and_then(|at| args.get(at + 1).cloned())
+        .or_else(|| std::env::var("ASR_CTK_MEMORY_REPLY_MB").ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if let Some(mb) = reply_mb {
+        one_large_reply(mb);
         return;
     }
     let option = |name: &str, var: &str, default: &str| {
@@ -227,7 +243,59 @@ fn measure_reference(role: &str, path: &Path) {
     println!("{}", usage.max_rss());
 }
 
+/// The bytes of one notice in the reply of `many_notices.py`, near enough to size it.
+const NOTICE_BYTES: u64 = 55;
+
+/// `asr-ctk run` on one case, answered with one reply of about `mb` MB of notices.
+fn one_large_reply(mb: u64) {
+    let notices = mb * 1_000_000 / NOTICE_BYTES;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir =
+        TempDir(std::env::temp_dir().join(format!("asr-ctk-bench-reply-{}", std::process::id())));
+    let adapter = format!(
+        "python3 {}",
+        root.join("tests/adapters/many_notices.py").display()
+    );
+    let out = dir.0.to_string_lossy().into_owned();
+    let output = Command::new(std::env::current_exe().expect("own path"))
+        .arg("--measure")
+        .args(["run", "--quiet", "--adapter", &adapter, "--out", &out])
+        .args(["--case", "messages/ASR-212/n_image_data_and_blob"])
+        .env("ASR_CTK_TEST_NOTICES", notices.to_string())
+        .current_dir(root.parent().expect("the workspace"))
+        .output()
+        .expect("measure");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{text} {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let peak: u64 = text.trim().parse().expect("a peak in KiB");
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.0.join("report.json")).expect("a report"),
+    )
+    .expect("JSON");
+    let case = &report["cases"][0];
+    // The adapter says the size of its reply on stderr, which the report keeps.
+    let reply: u64 = case["stderr"]
+        .as_str()
+        .and_then(|s| s.split("reply of ").nth(1))
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("the reply's size on the adapter's stderr");
+    println!(
+        "one reply of {:.1} MB ({notices} notices): the kit's peak {:.1} MiB, {:.2} times the reply; {} findings not kept; outcome {}",
+        reply as f64 / 1e6,
+        mib(peak),
+        (peak * 1024) as f64 / reply as f64,
+        case["findingsNotKept"].as_u64().unwrap_or(0),
+        case["outcome"].as_str().unwrap_or("?"),
+    );
+}
+
 /// Runs `asr-ctk ARGS`, output to /dev/null, and prints its peak resident memory in KiB.
+/// A run whose cases fail (exit status 1) is measured too.
 fn measure(args: &[String]) {
     let status = Command::new(env!("CARGO_BIN_EXE_asr-ctk"))
         .args(args)
@@ -235,7 +303,8 @@ fn measure(args: &[String]) {
         .stderr(Stdio::null())
         .status()
         .expect("asr-ctk runs");
-    // 1: the stream is invalid, or not accepted (the sparse one is neither).
+    // 1: the stream is invalid or not accepted (the sparse one is neither), or a run's cases
+    // failed.
     assert!(
         matches!(status.code(), Some(0 | 1)),
         "asr-ctk {args:?}: {status}"

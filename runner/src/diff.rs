@@ -70,6 +70,7 @@ pub fn run(args: &Args) -> Result<u8> {
         start_timeout: timeouts.start,
         max_reply_bytes: limits.max_reply_bytes,
         check: None,
+        retention: None,
     };
     supervise::init().context("failed to set up the supervision of adapters")?;
     let mut sides = Vec::with_capacity(2);

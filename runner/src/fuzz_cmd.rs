@@ -122,6 +122,7 @@ pub fn run(args: &Args) -> Result<u8> {
         start_timeout: timeouts.start,
         max_reply_bytes: limits.max_reply_bytes,
         check: None,
+        retention: None,
     };
     let work = args.out.join("work");
     std::fs::create_dir_all(&work)
@@ -168,6 +169,7 @@ pub fn run(args: &Args) -> Result<u8> {
                     start_timeout: timeouts.start,
                     max_reply_bytes: limits.max_reply_bytes,
                     check: None,
+                    retention: None,
                 };
                 let path = work.join(format!("stream-{job}"));
                 if let Err(e) = fuzz_job(args, target, talk, shared, deadline, &path) {

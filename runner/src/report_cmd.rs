@@ -1,15 +1,30 @@
 //! `asr-ctk report merge`: shards of one run, combined into one report.
+//!
+//! A merged report is a certification claim like a run's, so nothing in it is taken on trust:
+//! every report must be of the corpus the merge loads (its digest and case count), every case
+//! in it a case of that corpus, run as a role the case has, under the id and rules the corpus
+//! gives it, and of a shard the report claims (the shard follows from the run's command line,
+//! as `asr-ctk run --shard` selects), and no case of those shards left out. What is read is bounded ([`max_report_bytes`]), and every
+//! text of a merged case is cut as a run cuts it.
 
 use crate::{corpus, exit};
 use anyhow::{Context, Result, bail};
-use asr_suite::catalog::Catalog;
-use asr_suite::conformance::RunReport;
-use std::collections::BTreeSet;
-use std::path::PathBuf;
+use asr_suite::case::Case;
+use asr_suite::catalog::{Catalog, Role};
+use asr_suite::conformance::{KEPT_BYTES, RunReport, case_set_digest};
+use asr_suite::protocol::ProtocolRole;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Subcommand)]
 pub enum ReportCommand {
     /// Combine the report.json files of the shards of one run into one report.
+    ///
+    /// Each report must be of the corpus given (or found) here: the same case set digest and
+    /// case count, only cases of the corpus, each of the shard its report claims. A report
+    /// that is not (or not a regular file, or larger than the corpus allows) is refused.
     Merge {
         /// The shards' report.json files.
         #[arg(required = true, value_name = "REPORT")]
@@ -29,18 +44,72 @@ pub fn run(command: &ReportCommand) -> Result<u8> {
         out,
         cases,
     } = command;
+    let corpus::Corpus {
+        root,
+        cases: corpus,
+        info,
+    } = corpus::load_with_sources(cases.as_deref())?;
+    let digest = case_set_digest(&corpus).context("failed to read the corpus for its digest")?;
+    let limit = max_report_bytes(&corpus);
+    let by_name: BTreeMap<&str, &Case> = corpus.iter().map(|c| (c.name.as_str(), c)).collect();
     let mut merged: Option<RunReport> = None;
     let mut seen = BTreeSet::new();
+    // Every shard merged, with the report it came from; and the reports of no shard.
+    let mut shards: BTreeMap<usize, &Path> = BTreeMap::new();
+    let mut of: Option<(usize, &Path)> = None;
+    let mut whole: Option<&Path> = None;
     for path in reports {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("failed to read {}", path.display()))?;
-        let report: RunReport = serde_json::from_str(&text)
-            .with_context(|| format!("failed to parse {} as a report", path.display()))?;
+        let shown = path.display();
+        let report = read_report(path, limit)?;
+        if report.case_set != digest {
+            bail!(
+                "report {shown} is of case set {}, the corpus here is {digest}",
+                report.case_set
+            );
+        }
+        if report.corpus_cases != corpus.len() {
+            bail!(
+                "report {shown} is of a corpus of {} cases, the corpus here has {}",
+                report.corpus_cases,
+                corpus.len()
+            );
+        }
+        let claimed = claimed_shards(path, &report.shards, corpus.len())?;
+        if let Some(&(_, n)) = claimed.first() {
+            if let Some(other) = whole {
+                bail!(
+                    "report {shown} is of shards of a run, report {} of a whole run: not shards of one run",
+                    other.display()
+                );
+            }
+            match of {
+                Some((earlier, first)) if earlier != n => bail!(
+                    "report {shown} is of a run in {n} shards, report {} of one in {earlier}: not shards of one run",
+                    first.display()
+                ),
+                _ => of = Some((n, path)),
+            }
+            for &(i, _) in &claimed {
+                if let Some(first) = shards.insert(i, path) {
+                    bail!(
+                        "shard {i}/{n} is in report {} and in report {shown}",
+                        first.display()
+                    );
+                }
+            }
+        } else if let Some((_, first)) = of {
+            bail!(
+                "report {shown} is of a whole run, report {} of shards of a run: not shards of one run",
+                first.display()
+            );
+        } else {
+            whole = Some(path);
+        }
+        check_cases(path, &report, &by_name, &claimed, &corpus)?;
         for case in &report.cases {
             if !seen.insert((case.name.clone(), case.role)) {
                 bail!(
-                    "{}: case {} is in two of the reports: they are not shards of one run",
-                    path.display(),
+                    "{shown}: case {} is in two of the reports: they are not shards of one run",
                     case.name
                 );
             }
@@ -48,14 +117,17 @@ pub fn run(command: &ReportCommand) -> Result<u8> {
         match &mut merged {
             None => merged = Some(report),
             Some(all) => {
-                let same = all.case_set == report.case_set
-                    && all.kit_version == report.kit_version
+                let same = all.kit_version == report.kit_version
                     && all.adapter.implementation == report.adapter.implementation;
                 if !same {
                     bail!(
-                        "{}: another kit version, case set or implementation than the first report: not shards of one run",
-                        path.display()
+                        "{shown}: another kit version or implementation than the first report: not shards of one run",
                     );
+                }
+                // Verified only if every shard ran on the kit's own corpus, verified.
+                all.corpus.verified &= report.corpus.verified;
+                if report.corpus.origin != all.corpus.origin {
+                    all.corpus.origin = asr_suite::conformance::CorpusOrigin::Directory;
                 }
                 all.cases.extend(report.cases);
                 all.shards.extend(report.shards);
@@ -73,19 +145,24 @@ pub fn run(command: &ReportCommand) -> Result<u8> {
     let Some(mut merged) = merged else {
         bail!("no report given")
     };
-    let missing = missing_shards(&merged.shards)?;
-    if !missing.is_empty() {
-        let why = format!("shards not merged: {}", missing.join(", "));
-        merged.incomplete = Some(match merged.incomplete.take() {
-            Some(earlier) => format!("{earlier}; {why}"),
-            None => why,
-        });
+    // The corpus here is the one every shard was checked against; it is verified only if
+    // it is the kit's own and every shard said so of its own.
+    merged.corpus.verified &= info.verified;
+    merged.corpus.path = info.path;
+    if let Some((n, _)) = of {
+        if let Some(why) = missing_shards(shards.keys().copied(), n) {
+            merged.incomplete = Some(match merged.incomplete.take() {
+                Some(earlier) => format!("{earlier}; {why}"),
+                None => why,
+            });
+        }
     }
-    let corpus::Corpus {
-        root,
-        cases: corpus,
-        ..
-    } = corpus::load_with_sources(cases.as_deref())?;
+    merged.shards.sort_by_key(|s| claimed_index(s));
+    // A report is read as it was written: what the kit bounds in a run's report is bounded
+    // in the merged one too, whatever the shards' files held.
+    for case in &mut merged.cases {
+        case.keep_within(KEPT_BYTES);
+    }
     merged.summarize(Catalog::embedded());
     let streams = crate::run::stream_files(&root, &corpus);
     crate::run::write_reports(&merged, &streams, out)?;
@@ -96,29 +173,274 @@ pub fn run(command: &ReportCommand) -> Result<u8> {
     })
 }
 
-/// The shards `i/n` of the run that are not among those merged.
-fn missing_shards(shards: &[String]) -> Result<Vec<String>> {
-    let mut of = None;
-    let mut seen = BTreeSet::new();
+/// The most bytes of one report that a merge reads: 16 MiB for what does not grow with the
+/// cases (the kit, the adapter, the rule table), and 1 MiB for each case and role the corpus
+/// has (no run has more case results). A case result's six texts (detail, issue, expected,
+/// actual, diff, stderr) are each cut to [`KEPT_BYTES`], 384 KiB together; the rest of the
+/// MiB is room for JSON's escapes of the control characters in them (six bytes for one) and
+/// for the case's other members. A report of the whole corpus for every role is then at most
+/// a few hundred MiB, and a file larger than that was not written by a run of this corpus.
+pub fn max_report_bytes(corpus: &[Case]) -> u64 {
+    let results: u64 = corpus.iter().map(|c| c.sidecar.roles.len() as u64).sum();
+    (16 << 20) + results.max(1) * (1 << 20)
+}
+
+/// Reads and parses one report: a regular file, at most `limit` bytes.
+fn read_report(path: &Path, limit: u64) -> Result<RunReport> {
+    let shown = path.display();
+    let metadata =
+        std::fs::metadata(path).with_context(|| format!("failed to read report {shown}"))?;
+    if !metadata.is_file() {
+        bail!("report {shown} is not a regular file: a report is the report.json a run wrote");
+    }
+    if metadata.len() > limit {
+        bail!(
+            "report {shown} is {} bytes, more than the {limit} bytes a report of this corpus can hold (1 MiB for each case and role, and 16 MiB)",
+            metadata.len()
+        );
+    }
+    let file =
+        std::fs::File::open(path).with_context(|| format!("failed to read report {shown}"))?;
+    // Bounded again as it is read: a file that grows after its size was looked at is cut.
+    let mut text = Vec::new();
+    std::io::BufReader::new(file)
+        .take(limit + 1)
+        .read_to_end(&mut text)
+        .with_context(|| format!("failed to read report {shown}"))?;
+    if text.len() as u64 > limit {
+        bail!("report {shown} grew beyond {limit} bytes while it was read");
+    }
+    serde_json::from_slice(&text).with_context(|| {
+        format!("failed to parse report {shown} as a report (schemas/report.schema.json)")
+    })
+}
+
+/// The shards a report claims, each `(i, n)`: `i/n` with 1 <= i <= n, one n, none twice, and
+/// n no more than the corpus's cases (a run of more shards than cases has shards without a
+/// case, which select nothing and write no report).
+fn claimed_shards(path: &Path, shards: &[String], cases: usize) -> Result<Vec<(usize, usize)>> {
+    let shown = path.display();
+    let mut claimed: Vec<(usize, usize)> = Vec::new();
     for shard in shards {
         let parsed = shard
             .split_once('/')
-            .and_then(|(i, n)| Some((i.parse::<usize>().ok()?, n.parse::<usize>().ok()?)));
+            .and_then(|(i, n)| Some((i.parse::<u64>().ok()?, n.parse::<u64>().ok()?)));
         let Some((i, n)) = parsed else {
-            bail!("shard {shard} is not i/n");
+            bail!("report {shown} claims shard {shard:?}, which is not i/n");
         };
-        if *of.get_or_insert(n) != n {
+        if i < 1 || i > n {
+            bail!("report {shown} claims shard {shard}: i must be from 1 to n");
+        }
+        let n = match usize::try_from(n) {
+            Ok(n) if n <= cases => n,
+            _ => bail!(
+                "report {shown} claims shard {shard}: the corpus has {cases} cases, so a run has at most {cases} shards"
+            ),
+        };
+        let i = usize::try_from(i).unwrap_or(n);
+        if let Some(&(_, earlier)) = claimed.first() {
+            if earlier != n {
+                bail!(
+                    "report {shown} claims shards of {earlier} and of {n} parts: not shards of one run"
+                );
+            }
+        }
+        if claimed.contains(&(i, n)) {
+            bail!("report {shown} claims shard {shard} twice");
+        }
+        claimed.push((i, n));
+    }
+    Ok(claimed)
+}
+
+/// Every case of a report is a case of the corpus, run as a role it has, with the corpus's id
+/// and rules, and of a shard the report claims.
+fn check_cases(
+    path: &Path,
+    report: &RunReport,
+    by_name: &BTreeMap<&str, &Case>,
+    claimed: &[(usize, usize)],
+    corpus: &[Case],
+) -> Result<()> {
+    let shown = path.display();
+    let positions = crate::run::positions(corpus, &report.command_line);
+    if positions.is_none() && !claimed.is_empty() {
+        bail!(
+            "report {shown} claims shards {} but its command line is no `asr-ctk run`: which cases are of those shards cannot be told",
+            report.shards.join(", ")
+        );
+    }
+    // The shards a case of the run's selection falls in: all of them for a whole run.
+    let n = claimed.first().map_or(1, |&(_, n)| n);
+    let claims =
+        |position: usize| claimed.is_empty() || claimed.iter().any(|&(i, _)| i == position % n + 1);
+    for case in &report.cases {
+        let name = &case.name;
+        let Some(known) = by_name.get(name.as_str()) else {
+            bail!("case {name:?} in report {shown} is no case of this corpus");
+        };
+        if !has_role(known, case.role) {
             bail!(
-                "shards of {} and of {n} parts: not shards of one run",
-                of.unwrap_or(n)
+                "case {name} in report {shown} is run as a {}, a role the case does not have",
+                case.role.as_str()
             );
         }
-        seen.insert(i);
+        if case.id != known.sidecar.id || case.rules != known.sidecar.rules {
+            bail!(
+                "case {name} in report {shown} has id {} and rules {}; the corpus gives it id {} and rules {}",
+                case.id,
+                case.rules.join(", "),
+                known.sidecar.id,
+                known.sidecar.rules.join(", ")
+            );
+        }
+        if let Some(positions) = &positions {
+            let Some(&position) = positions.get(&(case.role, name.as_str())) else {
+                bail!(
+                    "case {name} in report {shown} is not among the cases its command line selects"
+                );
+            };
+            if !claims(position) {
+                bail!(
+                    "case {name} in report {shown} is of shard {}/{n}, not of the shards the report claims ({})",
+                    position % n + 1,
+                    report.shards.join(", ")
+                );
+            }
+        }
     }
-    Ok(of.map_or_else(Vec::new, |n| {
-        (1..=n)
-            .filter(|i| !seen.contains(i))
-            .map(|i| format!("{i}/{n}"))
-            .collect()
-    }))
+    // A run's report holds a result for every case it selects, run or not: a case left out
+    // is a failure taken out.
+    if let Some(positions) = &positions {
+        let held: BTreeSet<(ProtocolRole, &str)> = report
+            .cases
+            .iter()
+            .map(|c| (c.role, c.name.as_str()))
+            .collect();
+        if let Some(((role, name), position)) = positions
+            .iter()
+            .find(|(key, position)| claims(**position) && !held.contains(*key))
+        {
+            let of = if claimed.is_empty() {
+                "the run".to_owned()
+            } else {
+                format!("shard {}/{n}", position % n + 1)
+            };
+            bail!(
+                "report {shown} lacks case {name} ({}) of {of}: a run's report holds every case its command line selects",
+                role.as_str()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Whether a run can hold a result of `case` for `role` (as `asr-ctk run` selects cases).
+fn has_role(case: &Case, role: ProtocolRole) -> bool {
+    match role {
+        ProtocolRole::Validator => case.sidecar.roles.contains(&Role::Validator),
+        ProtocolRole::Reader => {
+            case.sidecar.roles.contains(&Role::Reader) && case.sidecar.expect.reader.is_some()
+        }
+        ProtocolRole::Producer => case.sidecar.roles.contains(&Role::Producer),
+    }
+}
+
+/// The `i` of a shard `i/n` already checked, for ordering.
+fn claimed_index(shard: &str) -> usize {
+    shard
+        .split_once('/')
+        .and_then(|(i, _)| i.parse().ok())
+        .unwrap_or(usize::MAX)
+}
+
+/// The most runs of missing shards named; the rest are counted.
+const MISSING_NAMED: usize = 8;
+
+/// What is missing of shards `1..=n` when `merged` (ascending) are there, as runs of shards
+/// (`2/9`, `4/9 to 7/9`), at most [`MISSING_NAMED`] of them and a count of the rest: never a
+/// list of every missing shard.
+fn missing_shards(merged: impl Iterator<Item = usize>, n: usize) -> Option<String> {
+    let mut runs = Vec::new();
+    let mut next = 1;
+    let mut there = 0;
+    for i in merged {
+        there += 1;
+        if i > next {
+            runs.push((next, i - 1));
+        }
+        next = i + 1;
+    }
+    if next <= n {
+        runs.push((next, n));
+    }
+    if runs.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = runs
+        .iter()
+        .take(MISSING_NAMED)
+        .map(|&(a, b)| {
+            if a == b {
+                format!("{a}/{n}")
+            } else {
+                format!("{a}/{n} to {b}/{n}")
+            }
+        })
+        .collect();
+    let mut text = format!(
+        "shards not merged ({} of {n}): {}",
+        n - there,
+        named.join(", ")
+    );
+    if runs.len() > MISSING_NAMED {
+        let rest: usize = runs[MISSING_NAMED..].iter().map(|(a, b)| b - a + 1).sum();
+        let _ = write!(text, ", and {rest} more");
+    }
+    Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_shards_are_runs_never_a_list_of_each() {
+        assert_eq!(missing_shards([1, 2, 3].into_iter(), 3), None);
+        assert_eq!(
+            missing_shards([1, 3].into_iter(), 3).as_deref(),
+            Some("shards not merged (1 of 3): 2/3")
+        );
+        assert_eq!(
+            missing_shards([2].into_iter(), 9).as_deref(),
+            Some("shards not merged (8 of 9): 1/9, 3/9 to 9/9")
+        );
+        let every_other = (1..=40).filter(|i| i % 2 == 0);
+        let text = missing_shards(every_other, 40).expect("missing");
+        assert!(text.ends_with("15/40, and 12 more"), "{text}");
+        let huge = missing_shards([1].into_iter(), usize::MAX).expect("missing");
+        assert!(huge.contains(&format!("2/{} to", usize::MAX)), "{huge}");
+    }
+
+    #[test]
+    fn shards_are_i_of_n_one_n_none_twice_and_no_more_than_the_cases() {
+        let path = Path::new("r.json");
+        let claim = |shards: &[&str]| {
+            let shards: Vec<String> = shards.iter().map(|s| (*s).to_owned()).collect();
+            claimed_shards(path, &shards, 10).map_err(|e| e.to_string())
+        };
+        assert_eq!(claim(&["1/3", "3/3"]), Ok(vec![(1, 3), (3, 3)]));
+        for (bad, says) in [
+            (&["0/3"][..], "from 1 to n"),
+            (&["4/3"], "from 1 to n"),
+            (&["x/3"], "not i/n"),
+            (&["1/3", "1/4"], "of 3 and of 4"),
+            (&["2/3", "2/3"], "twice"),
+            (&["1/1000000000000"], "at most 10 shards"),
+            (&["1/99999999999999999999999"], "not i/n"),
+        ] {
+            let error = claim(bad).expect_err("refused");
+            assert!(error.contains(says) && error.contains("r.json"), "{error}");
+        }
+    }
 }

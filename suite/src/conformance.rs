@@ -180,8 +180,21 @@ pub struct CaseResult {
     /// [`MAX_UNKNOWN_RULES`], each cut to [`MAX_RULE_ID_CHARS`] characters).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unknown_rules: Vec<String>,
+    /// Findings of the answer the kit did not keep: beyond the first
+    /// [`MAX_PER_STREAM`](crate::diagnostic::MAX_PER_STREAM) of a stream, only those that
+    /// can change the judgement are kept (`judge::Retention`); the rest are counted here.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub findings_not_kept: u64,
     /// Milliseconds from request to answer.
     pub millis: u64,
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "the signature serde's skip_serializing_if calls"
+)]
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The most bytes of each text of a case result (detail, expected, actual, diff, stderr) that
@@ -233,6 +246,7 @@ impl CaseResult {
             attributions: Vec::new(),
             notes: Vec::new(),
             unknown_rules: Vec::new(),
+            findings_not_kept: 0,
             millis: 0,
         }
     }
@@ -261,6 +275,20 @@ impl CaseResult {
         }
         if let Some(stderr) = &mut self.stderr {
             cap_end(stderr, kept);
+        }
+    }
+
+    /// Holds the result to every bound a run's report keeps: each text cut to `kept` bytes
+    /// ([`CaseResult::cap`]), at most [`MAX_UNKNOWN_RULES`] unknown rule ids of at most
+    /// [`MAX_RULE_ID_CHARS`] characters. For a result read from a file rather than made by
+    /// a run (a merge of shards' reports).
+    pub fn keep_within(&mut self, kept: usize) {
+        self.cap(kept);
+        self.unknown_rules.truncate(MAX_UNKNOWN_RULES);
+        for rule in &mut self.unknown_rules {
+            if let Some((end, _)) = rule.char_indices().nth(MAX_RULE_ID_CHARS) {
+                rule.truncate(end);
+            }
         }
     }
 

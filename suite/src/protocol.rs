@@ -403,6 +403,52 @@ pub struct AnswerDiagnostic {
     pub message: Option<String>,
 }
 
+/// A reply parsed with only the findings a caller keeps, and how many it did not.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct KeptReply {
+    /// The reply, each stream's `diagnostics` holding the findings kept, in their order.
+    pub reply: Reply,
+    /// The findings read and not kept, over every stream.
+    pub not_kept: u64,
+}
+
+/// Parses one reply line as [`Reply`] does, but hands each finding of each stream answer
+/// (with the stream's index) to `keep` as it is read, and keeps it only when `keep` says so:
+/// the others are counted and freed at once. So a reply of millions of findings costs the
+/// findings kept and the line, not a tree of every one: the memory of a finding is spent
+/// only on one that is kept.
+///
+/// The members other than `streams`, and every reply without it, are parsed as
+/// [`Reply`]'s derived form parses them, with its messages.
+///
+/// ```
+/// use asr_suite::protocol::{Reply, reply_keeping};
+///
+/// let line = br#"{"type":"answered","seq":1,"streams":[{"valid":false,"diagnostics":[
+///   {"rule":"ASR-406","severity":"notice","line":1},{"rule":"ASR-212","severity":"error","line":2}]}]}"#;
+/// let kept = reply_keeping(line, &mut |_, d| d.rule == "ASR-212").expect("a reply");
+/// assert_eq!(kept.not_kept, 1);
+/// let Reply::Answered { streams, .. } = kept.reply else { panic!("answered") };
+/// assert_eq!(streams[0].diagnostics.len(), 1);
+/// ```
+pub fn reply_keeping(bytes: &[u8], keep: Keep<'_>) -> Result<KeptReply, serde_json::Error> {
+    use serde::de::DeserializeSeed as _;
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let mut not_kept = 0;
+    let reply = bounded::ReplySeed {
+        keep,
+        not_kept: &mut not_kept,
+    }
+    .deserialize(&mut de)?;
+    de.end()?;
+    Ok(KeptReply { reply, not_kept })
+}
+
+/// What decides whether a finding is kept: the index of its stream in the reply, and the
+/// finding.
+pub type Keep<'a> = &'a mut dyn FnMut(usize, &AnswerDiagnostic) -> bool;
+
 impl Reply {
     /// The seq a case answer echoes.
     pub fn seq(&self) -> Option<u64> {
@@ -431,6 +477,197 @@ const BASE64: GeneralPurpose = GeneralPurpose::new(
     &alphabet::STANDARD,
     GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
 );
+
+/// The visitors of [`reply_keeping`]: one pass over the reply, the findings of each stream
+/// answer judged kept or not as they come.
+mod bounded {
+    use super::{AnswerDiagnostic, Keep, ReadingAnswer, Reply, StreamAnswer};
+    use serde::Deserialize as _;
+    use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+    use serde_json::{Map, Value};
+    use std::fmt;
+
+    pub(super) struct ReplySeed<'k, 'c> {
+        pub keep: Keep<'k>,
+        pub not_kept: &'c mut u64,
+    }
+
+    impl<'de> DeserializeSeed<'de> for ReplySeed<'_, '_> {
+        type Value = Reply;
+
+        fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Reply, D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for ReplySeed<'_, '_> {
+        type Value = Reply;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a reply object")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Reply, A::Error> {
+            let ReplySeed { keep, not_kept } = self;
+            let mut streams = None;
+            let mut rest = Map::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if key == "streams" {
+                    if streams.is_some() {
+                        return Err(de::Error::duplicate_field("streams"));
+                    }
+                    streams = Some(map.next_value_seed(StreamsSeed {
+                        keep: &mut *keep,
+                        not_kept: &mut *not_kept,
+                    })?);
+                } else {
+                    let value: Value = map.next_value()?;
+                    if rest.contains_key(&key) {
+                        return Err(de::Error::custom(format_args!("duplicate field `{key}`")));
+                    }
+                    rest.insert(key, value);
+                }
+            }
+            // Everything but the findings is parsed by the derived form: the same checks, the
+            // same messages. An empty `streams` stands in for the one read here.
+            if streams.is_some() {
+                rest.insert("streams".into(), Value::Array(Vec::new()));
+            }
+            let mut reply = Reply::deserialize(Value::Object(rest)).map_err(de::Error::custom)?;
+            if let (Reply::Answered { streams: slot, .. }, Some(read)) = (&mut reply, streams) {
+                *slot = read;
+            }
+            Ok(reply)
+        }
+    }
+
+    struct StreamsSeed<'k, 'c> {
+        keep: Keep<'k>,
+        not_kept: &'c mut u64,
+    }
+
+    impl<'de> DeserializeSeed<'de> for StreamsSeed<'_, '_> {
+        type Value = Vec<StreamAnswer>;
+
+        fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_seq(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for StreamsSeed<'_, '_> {
+        type Value = Vec<StreamAnswer>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an array of stream answers")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut streams = Vec::new();
+            loop {
+                let seed = StreamSeed {
+                    index: streams.len(),
+                    keep: &mut *self.keep,
+                    not_kept: &mut *self.not_kept,
+                };
+                match seq.next_element_seed(seed)? {
+                    Some(stream) => streams.push(stream),
+                    None => return Ok(streams),
+                }
+            }
+        }
+    }
+
+    const STREAM_FIELDS: &[&str] = &["valid", "diagnostics", "reading"];
+
+    struct StreamSeed<'k, 'c> {
+        index: usize,
+        keep: Keep<'k>,
+        not_kept: &'c mut u64,
+    }
+
+    impl<'de> DeserializeSeed<'de> for StreamSeed<'_, '_> {
+        type Value = StreamAnswer;
+
+        fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for StreamSeed<'_, '_> {
+        type Value = StreamAnswer;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a stream answer")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let StreamSeed {
+                index,
+                keep,
+                not_kept,
+            } = self;
+            let mut valid = None;
+            let mut diagnostics = None;
+            let mut reading: Option<Option<ReadingAnswer>> = None;
+            while let Some(key) = map.next_key::<String>()? {
+                match key.as_str() {
+                    "valid" if valid.is_none() => valid = Some(map.next_value::<bool>()?),
+                    "diagnostics" if diagnostics.is_none() => {
+                        diagnostics = Some(map.next_value_seed(FindingsSeed {
+                            index,
+                            keep: &mut *keep,
+                            not_kept: &mut *not_kept,
+                        })?);
+                    }
+                    "reading" if reading.is_none() => reading = Some(map.next_value()?),
+                    "valid" => return Err(de::Error::duplicate_field("valid")),
+                    "diagnostics" => return Err(de::Error::duplicate_field("diagnostics")),
+                    "reading" => return Err(de::Error::duplicate_field("reading")),
+                    other => return Err(de::Error::unknown_field(other, STREAM_FIELDS)),
+                }
+            }
+            Ok(StreamAnswer {
+                valid: valid.ok_or_else(|| de::Error::missing_field("valid"))?,
+                diagnostics: diagnostics.unwrap_or_default(),
+                reading: reading.flatten(),
+            })
+        }
+    }
+
+    struct FindingsSeed<'k, 'c> {
+        index: usize,
+        keep: Keep<'k>,
+        not_kept: &'c mut u64,
+    }
+
+    impl<'de> DeserializeSeed<'de> for FindingsSeed<'_, '_> {
+        type Value = Vec<AnswerDiagnostic>;
+
+        fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_seq(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for FindingsSeed<'_, '_> {
+        type Value = Vec<AnswerDiagnostic>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an array of findings")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut kept = Vec::new();
+            while let Some(finding) = seq.next_element::<AnswerDiagnostic>()? {
+                if (self.keep)(self.index, &finding) {
+                    kept.push(finding);
+                } else {
+                    *self.not_kept += 1;
+                }
+            }
+            Ok(kept)
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -4,7 +4,8 @@
 //! ([`super::supervise`]), so that nothing the adapter starts outlives it.
 
 use super::supervise::{self, Supervised};
-use asr_suite::protocol::{CaseRequest, Kit, PROTOCOL_VERSION, Reply, Request};
+use asr_suite::judge::Retention;
+use asr_suite::protocol::{CaseRequest, Kit, PROTOCOL_VERSION, Reply, Request, reply_keeping};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{ChildStdin, Command, ExitStatus, Stdio};
@@ -71,6 +72,9 @@ pub struct Talk<'a> {
     pub max_reply_bytes: usize,
     /// Schema checks of every message, when asked for.
     pub check: Option<&'a dyn ProtocolCheck>,
+    /// Which findings of an answer to keep (the rest are counted there), when the answer is
+    /// to be judged; without it every finding is kept.
+    pub retention: Option<&'a Retention>,
 }
 
 /// A second reply to a case already answered: the case it belongs to is blamed for it.
@@ -266,7 +270,7 @@ impl Persistent {
             match self.from_adapter.recv_timeout(POLL.min(deadline - now)) {
                 Ok(FromAdapter::Line { bytes, after }) => {
                     self.queued.fetch_sub(1, Ordering::SeqCst);
-                    let reply = parse_reply(&bytes, talk.check);
+                    let reply = parse_reply(&bytes, talk);
                     if let (Ok(r), Some(last)) = (&reply, self.last_case) {
                         if r.seq() == Some(last) {
                             self.strays.push(Stray {
@@ -397,7 +401,7 @@ pub fn oneshot(
         if text.contains(&b'\n') {
             Err(Fault::Protocol("the answer is more than one line".into()))
         } else {
-            parse_reply(text, talk.check)
+            parse_reply(text, talk)
         }
     });
     (result, stderr)
@@ -413,7 +417,7 @@ pub struct OneshotOutput {
 
 /// Parses one reply line, checked against the protocol schemas when asked.
 pub fn reply_line(bytes: &[u8], talk: Talk<'_>) -> Result<Reply, Fault> {
-    parse_reply(bytes, talk.check)
+    parse_reply(bytes, talk)
 }
 
 /// Runs a one-shot process to its end (or the timeout) and gives its stdout.
@@ -561,29 +565,57 @@ fn kit() -> Kit {
     }
 }
 
-fn parse_reply(bytes: &[u8], check: Option<&dyn ProtocolCheck>) -> Result<Reply, Fault> {
-    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+/// Parses one reply line, checked against the protocol schemas when asked, keeping of its
+/// findings what `talk.retention` keeps.
+fn parse_reply(bytes: &[u8], talk: Talk<'_>) -> Result<Reply, Fault> {
+    let not_json = |e: serde_json::Error| {
         Fault::Protocol(format!("the answer is not JSON ({e}): {}", preview(bytes)))
-    })?;
-    if let Some(check) = check {
-        let problems = check.reply(&value);
-        if !problems.is_empty() {
-            return Err(Fault::Protocol(format!(
-                "the answer breaks the reply schema: {}",
-                problems.join("; ")
-            )));
+    };
+    let not_a_reply = |e: serde_json::Error| {
+        Fault::Protocol(format!(
+            "the answer is not a valid reply: {e}: {}",
+            preview(bytes)
+        ))
+    };
+    let value = match talk.check {
+        Some(check) => {
+            // The schemas check a tree of the whole reply: that mode pays for one.
+            let value: serde_json::Value = serde_json::from_slice(bytes).map_err(not_json)?;
+            let problems = check.reply(&value);
+            if !problems.is_empty() {
+                return Err(Fault::Protocol(format!(
+                    "the answer breaks the reply schema: {}",
+                    problems.join("; ")
+                )));
+            }
+            Some(value)
         }
-    }
+        None => None,
+    };
+    let Some(retention) = talk.retention else {
+        let value = match value {
+            Some(value) => value,
+            None => serde_json::from_slice(bytes).map_err(not_json)?,
+        };
+        return serde_json::from_value(value)
+            .map(Reply::bounded)
+            .map_err(not_a_reply);
+    };
+    drop(value);
+    let mut keeper = retention.keeper();
+    let kept = reply_keeping(bytes, &mut |stream, finding| keeper.keeps(stream, finding)).map_err(
+        |e| {
+            if e.is_data() {
+                not_a_reply(e)
+            } else {
+                not_json(e)
+            }
+        },
+    )?;
+    retention.set_not_kept(kept.not_kept);
     // Cut here, where every reply comes in, so that no report and no console line gets
     // more of a name or a link than the bound.
-    serde_json::from_value(value)
-        .map(Reply::bounded)
-        .map_err(|e| {
-            Fault::Protocol(format!(
-                "the answer is not a valid reply: {e}: {}",
-                preview(bytes)
-            ))
-        })
+    Ok(kept.reply.bounded())
 }
 
 fn preview(bytes: &[u8]) -> String {

@@ -2,13 +2,14 @@
 //! process (per job) serves every role, every case gets exactly one result, and a case that
 //! the kit did not run says why.
 
-use super::adapter::{self, Fault, Input, Persistent, Stray};
+use super::adapter::{self, Fault, Input, Persistent, Stray, Talk};
 use super::produce::{self, Produced};
 use super::{
     Progress, Settings, blank, from_fault, judged, produced as produced_result, request, supervise,
 };
 use asr_suite::case::Case;
 use asr_suite::conformance::{CaseResult, Outcome};
+use asr_suite::judge::Retention;
 use asr_suite::protocol::{ProtocolRole, Reply, STREAMS_BY_PATH};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -140,11 +141,15 @@ pub(super) fn oneshot(
             ];
             let began = Instant::now();
             let input = Input::File(&case.streams[0].1);
-            let (answer, stderr) =
-                adapter::oneshot(&settings.argv, &env, &input, settings.talk_for(*role));
+            let retention = Retention::new(case, &settings.strictness(&identity));
+            let talk = Talk {
+                retention: Some(&retention),
+                ..settings.talk_for(*role)
+            };
+            let (answer, stderr) = adapter::oneshot(&settings.argv, &env, &input, talk);
             let mut result =
                 match answer.and_then(|reply| judged(case, *role, 0, reply, settings, &identity)) {
-                    Ok(result) => result,
+                    Ok(result) => kept(result, &retention),
                     Err(fault) => from_fault(case, *role, fault),
                 };
             result.millis = u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -253,13 +258,18 @@ impl Shared<'_, '_> {
             }
         };
         let began = Instant::now();
-        let answer = running.ask(&request, self.settings.talk_for(role));
+        let retention = Retention::new(case, &self.settings.strictness(self.identity));
+        let talk = Talk {
+            retention: Some(&retention),
+            ..self.settings.talk_for(role)
+        };
+        let answer = running.ask(&request, talk);
         let millis = u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX);
         let stderr = running.stderr();
         let mut result = match answer
             .and_then(|reply| judged(case, role, seq, reply, self.settings, self.identity))
         {
-            Ok(result) => result,
+            Ok(result) => kept(result, &retention),
             Err(fault) => from_fault(case, role, fault),
         };
         result.millis = millis;
@@ -306,6 +316,12 @@ impl Shared<'_, '_> {
             }
         }
     }
+}
+
+/// A judged result, saying how many findings of its answer were not kept.
+fn kept(mut result: CaseResult, retention: &Retention) -> CaseResult {
+    result.findings_not_kept = retention.not_kept();
+    result
 }
 
 /// Whether the adapter said it plays `role`.

@@ -26,6 +26,7 @@ use asr_suite::protocol::{
 };
 use asr_suite::render::escape_controls;
 use asr_suite::render::sarif::StreamFiles;
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -100,14 +101,7 @@ pub fn run(args: &Args) -> Result<u8> {
             return Ok(exit::HARNESS);
         }
     };
-    let roles: Vec<ProtocolRole> = match args.role {
-        Some(role) => vec![role.protocol()],
-        None => vec![
-            ProtocolRole::Validator,
-            ProtocolRole::Reader,
-            ProtocolRole::Producer,
-        ],
-    };
+    let roles = roles(args);
     // Every case once per role, validator cases first: one adapter process serves all roles.
     let mut items: Vec<(ProtocolRole, &Case)> = Vec::new();
     for role in &roles {
@@ -140,11 +134,12 @@ pub fn run(args: &Args) -> Result<u8> {
             start_timeout: timeouts.start,
             max_reply_bytes: limits.max_reply_bytes,
             check: checker.as_ref().map(|c| c as &dyn ProtocolCheck),
+            retention: None,
         },
         timeouts,
         strictness: Strictness {
             pointers: args.strict_pointers,
-            aliases: std::collections::BTreeMap::new(),
+            aliases: BTreeMap::new(),
         },
     };
     let progress = Progress::new(items.len(), args.quiet);
@@ -284,6 +279,35 @@ pub fn write_report_files(report: &RunReport, streams: &StreamFiles, dir: &Path)
     write::reports(report, streams, dir)
 }
 
+/// Where each case a run's command line selects falls among the cases of its role: the
+/// shard `i/n` of that run takes the cases at positions `i - 1`, `i - 1 + n`, ... So a merge
+/// can tell whether a case is of the shard a report claims. `None` when the command line is
+/// not one of `asr-ctk run`.
+pub fn positions<'a>(
+    corpus: &'a [Case],
+    command_line: &[String],
+) -> Option<BTreeMap<(ProtocolRole, &'a str), usize>> {
+    use clap::Parser as _;
+    if command_line.get(1).map(String::as_str) != Some("run") {
+        return None;
+    }
+    let line = RunLine::try_parse_from(
+        std::iter::once("asr-ctk run").chain(command_line[2..].iter().map(String::as_str)),
+    )
+    .ok()?;
+    let mut positions = BTreeMap::new();
+    for role in roles(&line.args) {
+        for (position, case) in select_unsharded(corpus, &line.args, role)
+            .ok()?
+            .into_iter()
+            .enumerate()
+        {
+            positions.insert((role, case.name.as_str()), position);
+        }
+    }
+    Some(positions)
+}
+
 struct Settings<'a> {
     argv: Vec<String>,
     talk: Talk<'a>,
@@ -300,6 +324,16 @@ impl<'a> Settings<'a> {
         }
     }
 
+    /// How findings are matched on cases of an adapter that said `identity`: with the ids
+    /// it declared its own.
+    fn strictness(&self, identity: &Reply) -> Strictness {
+        let mut strictness = self.strictness.clone();
+        if let Reply::Started { rule_aliases, .. } = identity {
+            strictness.aliases.clone_from(rule_aliases);
+        }
+        strictness
+    }
+
     /// How to talk to it for `started`.
     fn handshake(&self) -> Talk<'a> {
         Talk {
@@ -309,14 +343,47 @@ impl<'a> Settings<'a> {
     }
 }
 
+/// A run's command line, without its program and command names.
+#[derive(Debug, clap::Parser)]
+struct RunLine {
+    #[command(flatten)]
+    args: Args,
+}
+
+/// The roles a run takes, in the order it runs them.
+fn roles(args: &Args) -> Vec<ProtocolRole> {
+    match args.role {
+        Some(role) => vec![role.protocol()],
+        None => vec![
+            ProtocolRole::Validator,
+            ProtocolRole::Reader,
+            ProtocolRole::Producer,
+        ],
+    }
+}
+
 /// The cases of one role that the filters select (possibly none).
 fn select<'a>(corpus: &'a [Case], args: &Args, role: ProtocolRole) -> Result<Vec<&'a Case>> {
-    let rule_glob = corpus::pattern(args.rule.as_deref(), "--rule")?;
-    let name = corpus::pattern(args.case.as_deref(), "--case")?;
     let (index, count) = match &args.shard {
         Some(shard) => parse_shard(shard)?,
         None => (1, 1),
     };
+    Ok(select_unsharded(corpus, args, role)?
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % count == index - 1)
+        .map(|(_, c)| c)
+        .collect())
+}
+
+/// The cases of one role that the filters but `--shard` select, in corpus order.
+fn select_unsharded<'a>(
+    corpus: &'a [Case],
+    args: &Args,
+    role: ProtocolRole,
+) -> Result<Vec<&'a Case>> {
+    let rule_glob = corpus::pattern(args.rule.as_deref(), "--rule")?;
+    let name = corpus::pattern(args.case.as_deref(), "--case")?;
     let wanted = match role {
         ProtocolRole::Reader => asr_suite::catalog::Role::Reader,
         ProtocolRole::Producer => asr_suite::catalog::Role::Producer,
@@ -332,9 +399,6 @@ fn select<'a>(corpus: &'a [Case], args: &Args, role: ProtocolRole) -> Result<Vec
                 .is_none_or(|p| c.sidecar.rules.iter().any(|r| p.matches(r)))
         })
         .filter(|c| name.as_ref().is_none_or(|p| p.matches(&c.name)))
-        .enumerate()
-        .filter(|(i, _)| i % count == index - 1)
-        .map(|(_, c)| c)
         .collect();
     Ok(selected)
 }
@@ -494,11 +558,7 @@ fn judged(
             let judgement = if role == ProtocolRole::Reader {
                 judge_reader(case, &streams)
             } else {
-                let mut strictness = settings.strictness.clone();
-                if let Reply::Started { rule_aliases, .. } = identity {
-                    strictness.aliases.clone_from(rule_aliases);
-                }
-                judge_validator(case, &streams, &strictness)
+                judge_validator(case, &streams, &settings.strictness(identity))
             };
             let mut result = judged_result(case, role, judgement, ("expected", "actual"));
             let catalog = asr_suite::catalog::Catalog::embedded();

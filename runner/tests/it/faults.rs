@@ -934,3 +934,79 @@ fn the_kit_diffs_its_own_reference_on_a_stream_with_a_twenty_megabyte_text() {
     assert_eq!(output.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("--max-reply-bytes"), "{stdout}");
 }
+
+#[test]
+fn a_reply_of_many_findings_is_judged_in_bounded_memory_saying_what_was_not_kept() {
+    // 600,000 notices and one error last: a legal reply of 33 MB. Judged with every finding
+    // kept it takes the kit (a debug build) 800 MiB to 1 GiB of address space; bounded, under
+    // 100 MiB. The cap sits well apart from both. One malloc arena, so that the address space
+    // measures what is allocated, not what each thread's arena reserves.
+    const NOTICES: u64 = 600_000;
+    const CAP: u64 = 300 << 20;
+    let out = temp_dir("many_notices");
+    let (command, tag) = adapter_command("many_notices");
+    let output = crate::helpers::run(
+        Command::new("prlimit")
+            // The adapter lifts its own soft limit to the hard one: only the kit is capped.
+            .arg(format!("--as={CAP}:unlimited"))
+            .arg("--")
+            .arg(BIN)
+            .args(["run", "--quiet", "--adapter", &command, "--case"])
+            .arg("messages/ASR-212/[ny]_image*")
+            .arg("--out")
+            .arg(&*out)
+            .env("ASR_CTK_TEST_NOTICES", NOTICES.to_string())
+            .env("MALLOC_ARENA_MAX", "1")
+            .current_dir(root()),
+        None,
+        Duration::from_secs(120),
+    );
+    assert_no_process_left(&tag);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let report: RunReport =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("a report"))
+            .expect("the report parses");
+    let kept_of_a_stream = asr_suite::diagnostic::MAX_PER_STREAM as u64;
+    let case = |name: &str| {
+        report
+            .cases
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap_or_else(|| panic!("no result of {name}: {:?}", outcomes(&report)))
+    };
+    // The error the case calls for comes after every notice: kept, the case passes.
+    let negative = case("messages/ASR-212/n_image_data_and_blob");
+    assert_eq!(negative.outcome, Outcome::Pass, "{:?}", negative.detail);
+    assert_eq!(negative.findings_not_kept, NOTICES - kept_of_a_stream);
+    // On a stream that must be accepted the same error is over-strict, kept and charged.
+    let positive = case("messages/ASR-212/y_image_blob_only");
+    assert_eq!(positive.outcome, Outcome::Fail);
+    assert!(
+        positive
+            .attributions
+            .iter()
+            .any(|a| a.rule.as_deref() == Some("ASR-212")),
+        "{:?}",
+        positive.attributions
+    );
+    assert_eq!(positive.findings_not_kept, NOTICES - kept_of_a_stream);
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../../schemas/report.schema.json")).expect("schema");
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("read"))
+            .expect("JSON");
+    let validator = jsonschema::validator_for(&schema).expect("compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&value)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let markdown = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+    assert!(
+        markdown.contains(&format!(
+            "Findings not kept: {}",
+            NOTICES - kept_of_a_stream
+        )),
+        "{markdown}"
+    );
+}

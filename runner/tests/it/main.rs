@@ -6,6 +6,7 @@ mod faults;
 mod fuzz;
 mod golden;
 mod helpers;
+mod merge;
 mod producers;
 mod progress;
 mod read_memory;

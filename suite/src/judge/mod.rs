@@ -10,13 +10,14 @@ pub use producer::judge_producer;
 
 use crate::case::{Case, Verdict, Violation};
 use crate::catalog::Catalog;
-use crate::conformance::{Attribution, Failure, Outcome};
-use crate::diagnostic::{Severity, push_token};
+use crate::conformance::{Attribution, Failure, MAX_RULE_ID_CHARS, MAX_UNKNOWN_RULES, Outcome};
+use crate::diagnostic::{MAX_PER_STREAM, Severity, push_token};
 use crate::json::same;
-use crate::protocol::{ReadingAnswer, StreamAnswer};
+use crate::protocol::{AnswerDiagnostic, ReadingAnswer, StreamAnswer};
 use members::Kinds;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The judgement of one answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,6 +109,147 @@ impl Strictness {
     /// The catalog id a cited id stands for.
     fn canonical<'a>(&'a self, cited: &'a str) -> &'a str {
         self.aliases.get(cited).map_or(cited, String::as_str)
+    }
+}
+
+/// Which findings of an answer the kit keeps, so that one reply of millions of findings (a
+/// legal one: a notice on every line of a long stream) costs memory for a bounded number of
+/// them, while the judgement stays what it would be with every finding kept.
+///
+/// Of each stream answer, the first [`MAX_PER_STREAM`] findings are kept, whatever they are:
+/// the most the kit's own checker lists for a stream, so an answer like the kit's is kept
+/// whole. Beyond them, a finding is kept only when the judge could decide differently
+/// without it ([`judge_validator`] matches findings by place and reads nothing else of
+/// them):
+///
+/// - it is at the place (stream, line, rule) of an expected finding: the first such of each
+///   expected finding, severity (error or not) and pointer (equal to the expected one or
+///   not), which is every combination the matching tells apart;
+/// - it is an error under a rule of the catalog (or an id aliased to one): the first under
+///   each rule, which is where an error the stream does not call for is charged (one
+///   failure of its rule, however many such errors there are);
+/// - its id is one the catalog does not know: the first error under any such id (an error
+///   under one is charged to the case's rules, whatever the id), and the first finding under
+///   each of at most [`MAX_UNKNOWN_RULES`] ids, which the report lists;
+/// - it is on line 0, which breaks the protocol: the first one.
+///
+/// Every other finding is counted ([`Retention::not_kept`]) and freed as soon as it is read.
+/// A finding kept costs its members' bytes and about 200 bytes more; at most
+/// [`MAX_PER_STREAM`] + (expected findings x 4) + (the catalog's rules and inferred checks) +
+/// [`MAX_UNKNOWN_RULES`] + 2 are kept of a stream, a few MiB whatever the reply's size.
+/// Findings of a stream entry the case does not have (the answer is then a protocol error)
+/// are only counted.
+#[derive(Debug)]
+pub struct Retention {
+    /// The case's streams' part names, by index (`None` for the one stream of most cases).
+    parts: Vec<Option<String>>,
+    /// The expected findings of the validator role, if the case has them.
+    expected: Vec<Violation>,
+    aliases: BTreeMap<String, String>,
+    not_kept: AtomicU64,
+}
+
+impl Retention {
+    /// What to keep of an answer to `case`, the implementation's own ids read through
+    /// `strictness`.
+    pub fn new(case: &Case, strictness: &Strictness) -> Self {
+        Retention {
+            parts: case
+                .streams
+                .iter()
+                .map(|(part, _)| (!part.is_empty()).then(|| part.clone()))
+                .collect(),
+            expected: case
+                .sidecar
+                .expect
+                .validator
+                .as_ref()
+                .map(|v| v.violations.clone())
+                .unwrap_or_default(),
+            aliases: strictness.aliases.clone(),
+            not_kept: AtomicU64::new(0),
+        }
+    }
+
+    /// A filter for one reply: true for each finding to keep, called on the findings of each
+    /// stream in their order (with the stream's index).
+    pub fn keeper(&self) -> Keeper<'_> {
+        Keeper {
+            of: self,
+            listed: vec![0; self.parts.len()],
+            places: BTreeSet::new(),
+            errors: BTreeSet::new(),
+            unknown: BTreeSet::new(),
+            unknown_error: false,
+            line_zero: false,
+        }
+    }
+
+    /// How many findings the last reply parsed with [`Retention::keeper`] had that were not
+    /// kept (set with [`Retention::set_not_kept`]).
+    pub fn not_kept(&self) -> u64 {
+        self.not_kept.load(Ordering::Relaxed)
+    }
+
+    /// Records how many findings of the reply just parsed were not kept.
+    pub fn set_not_kept(&self, count: u64) {
+        self.not_kept.store(count, Ordering::Relaxed);
+    }
+}
+
+/// The state of [`Retention`] over one reply.
+#[derive(Debug)]
+pub struct Keeper<'a> {
+    of: &'a Retention,
+    /// Findings seen so far, by stream.
+    listed: Vec<usize>,
+    /// (expected finding, is an error, its pointer is the expected one) already kept.
+    places: BTreeSet<(usize, bool, bool)>,
+    /// Catalog rules under which an error is already kept.
+    errors: BTreeSet<String>,
+    /// Unknown ids (cut as the report cuts them) under which a finding is already kept.
+    unknown: BTreeSet<String>,
+    /// An error under an unknown id is already kept.
+    unknown_error: bool,
+    line_zero: bool,
+}
+
+impl Keeper<'_> {
+    /// Whether to keep `finding` of stream `stream`.
+    pub fn keeps(&mut self, stream: usize, finding: &AnswerDiagnostic) -> bool {
+        let Some(listed) = self.listed.get_mut(stream) else {
+            return false;
+        };
+        *listed += 1;
+        if *listed <= MAX_PER_STREAM {
+            return true;
+        }
+        if finding.line == 0 {
+            return !std::mem::replace(&mut self.line_zero, true);
+        }
+        let rule = self.of.aliases.get(&finding.rule).unwrap_or(&finding.rule);
+        let error = finding.severity == Severity::Error;
+        let part = &self.of.parts[stream];
+        let pointer = finding.pointer.as_deref().unwrap_or_default();
+        let place =
+            self.of.expected.iter().position(|want| {
+                want.file == *part && want.line == finding.line && want.rule == *rule
+            });
+        if let Some(index) = place {
+            let same_pointer = self.of.expected[index].pointer == pointer;
+            return self.places.insert((index, error, same_pointer));
+        }
+        if Catalog::embedded().knows(rule) {
+            return error && self.errors.insert(rule.clone());
+        }
+        let cut: String = rule.chars().take(MAX_RULE_ID_CHARS).collect();
+        if error && !self.unknown_error {
+            // Any error under an unknown id is charged to the case's rules: one stands for all.
+            self.unknown_error = true;
+            self.unknown.insert(cut);
+            return true;
+        }
+        self.unknown.len() < MAX_UNKNOWN_RULES && self.unknown.insert(cut)
     }
 }
 
@@ -401,7 +543,7 @@ fn diff_at(
         (Some(v), Some(w)) if same(v, w) => {}
         _ if shaped(pointer) => out.push(mismatch(pointer, a, b, kinds)),
         (Some(Value::Object(x)), Some(Value::Object(y))) => {
-            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            let keys: BTreeSet<&String> = x.keys().chain(y.keys()).collect();
             for key in keys {
                 let mark = pointer.len();
                 push_token(pointer, key);
@@ -584,6 +726,150 @@ mod tests {
     /// The judgement of a validator's answer of one stream, matched plainly.
     fn judged(case: &Case, valid: bool, findings: &[(&str, Severity, usize)]) -> Judgement {
         judge_validator(case, &answer(valid, findings), &Strictness::default())
+    }
+
+    /// A reply line of one stream answer holding `findings` (rule, severity, line).
+    fn reply_line(valid: bool, findings: &[(&str, &str, usize)]) -> Vec<u8> {
+        let diagnostics: Vec<Value> = findings
+            .iter()
+            .map(|(rule, severity, line)| {
+                serde_json::json!({"rule": rule, "severity": severity, "line": line})
+            })
+            .collect();
+        serde_json::to_vec(&serde_json::json!({"type": "answered", "seq": 1,
+            "streams": [{"valid": valid, "diagnostics": diagnostics}]}))
+        .expect("JSON")
+    }
+
+    /// The stream answers of a reply, parsed whole, and parsed keeping what `retention`
+    /// keeps, with the count not kept.
+    fn whole_and_kept(
+        line: &[u8],
+        retention: &Retention,
+    ) -> (Vec<StreamAnswer>, Vec<StreamAnswer>, u64) {
+        let streams = |reply: crate::protocol::Reply| match reply {
+            crate::protocol::Reply::Answered { streams, .. } => streams,
+            other => panic!("{other:?}"),
+        };
+        let whole = streams(serde_json::from_slice(line).expect("a reply"));
+        let mut keeper = retention.keeper();
+        let kept =
+            crate::protocol::reply_keeping(line, &mut |i, d| keeper.keeps(i, d)).expect("a reply");
+        (whole, streams(kept.reply), kept.not_kept)
+    }
+
+    #[test]
+    fn findings_beyond_the_bound_are_counted_and_the_judgement_stands() {
+        let cases = corpus();
+        let negative = find(&cases, "messages/ASR-212/n_image_data_and_blob");
+        let positive = find(&cases, "messages/ASR-212/y_image_blob_only");
+        let plain = Strictness::default();
+        let notices = MAX_PER_STREAM + 5_000;
+        let mut findings: Vec<(&str, &str, usize)> = (0..notices)
+            .map(|i| ("ASR-406", "notice", 1 + i % 7))
+            .collect();
+        // Beyond the bound: what the stream calls for (three times), an error it does not
+        // call for under two rules (each twice), and ids the catalog does not know.
+        findings.extend([
+            ("ASR-212", "error", 2),
+            ("ASR-212", "error", 2),
+            ("ASR-212", "warning", 2),
+            ("ASR-231", "error", 3),
+            ("ASR-231", "error", 4),
+            ("ASR-210", "error", 3),
+            ("ASR-210", "error", 9),
+            ("MY-1", "warning", 3),
+            ("MY-1", "error", 4),
+            ("MY-2", "notice", 3),
+        ]);
+        let line = reply_line(false, &findings);
+        for case in [negative, positive] {
+            let retention = Retention::new(case, &plain);
+            let (whole, kept, not_kept) = whole_and_kept(&line, &retention);
+            assert_eq!(whole[0].diagnostics.len(), findings.len());
+            // Kept: the first MAX_PER_STREAM, then per kind one.
+            let kept_beyond = kept[0].diagnostics.len() - MAX_PER_STREAM;
+            assert_eq!(
+                usize::try_from(not_kept).expect("a count") + kept[0].diagnostics.len(),
+                findings.len()
+            );
+            assert!(kept_beyond <= 8, "{kept_beyond} kept beyond the bound");
+            let all = judge_validator(case, &whole, &plain);
+            let some = judge_validator(case, &kept, &plain);
+            assert_eq!(
+                (all.pass, all.outcome(), &all.attributions),
+                (some.pass, some.outcome(), &some.attributions),
+                "{}",
+                case.name
+            );
+        }
+        // Judged with every finding but those beyond the bound, the expected error would be
+        // missed: what is kept there decides.
+        let mut called_for = findings[..notices].to_vec();
+        called_for.push(("ASR-212", "error", 2));
+        let first: Vec<(&str, &str, usize)> = called_for[..MAX_PER_STREAM].to_vec();
+        assert!(!judge_validator(negative, &answer_of(&first), &plain).pass);
+        let retention = Retention::new(negative, &plain);
+        let (_, kept, not_kept) = whole_and_kept(&reply_line(false, &called_for), &retention);
+        assert_eq!(usize::try_from(not_kept), Ok(notices - MAX_PER_STREAM));
+        assert!(judge_validator(negative, &kept, &plain).pass);
+    }
+
+    fn answer_of(findings: &[(&str, &str, usize)]) -> Vec<StreamAnswer> {
+        let line = reply_line(false, findings);
+        match serde_json::from_slice(&line).expect("a reply") {
+            crate::protocol::Reply::Answered { streams, .. } => streams,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_bounded_parse_reads_replies_as_the_derived_one_does() {
+        let everything = |_: usize, _: &AnswerDiagnostic| true;
+        for line in [
+            r#"{"type":"answered","seq":3,"streams":[{"valid":false,"diagnostics":[{"rule":"ASR-212","severity":"error","line":2,"pointer":"/a","message":"m"}],"reading":null},{"diagnostics":[],"valid":true}]}"#,
+            r#"{"seq":4,"type":"answered","outputs":[{"name":"","lines":["{}"]}]}"#,
+            r#"{"type":"skipped","seq":3,"reason":"no"}"#,
+            r#"{"type":"started","protocol":1,"implementation":{"name":"x","version":"1","language":"rust"},"roles":["validator"],"formatVersions":["0.1"]}"#,
+        ] {
+            let derived: crate::protocol::Reply = serde_json::from_str(line).expect(line);
+            let mut keep = everything;
+            let bounded = crate::protocol::reply_keeping(line.as_bytes(), &mut keep).expect(line);
+            assert_eq!((bounded.reply, bounded.not_kept), (derived, 0), "{line}");
+        }
+        for (line, says) in [
+            (
+                r#"{"type":"answered","seq":1,"streams":[{"valid":true,"extra":1}]}"#,
+                "unknown field `extra`",
+            ),
+            (
+                r#"{"type":"answered","seq":1,"streams":[{"diagnostics":[]}]}"#,
+                "missing field `valid`",
+            ),
+            (
+                r#"{"type":"answered","seq":1,"streams":[],"streams":[]}"#,
+                "duplicate field `streams`",
+            ),
+            (
+                r#"{"type":"answered","seq":1,"seq":2}"#,
+                "duplicate field `seq`",
+            ),
+            (
+                r#"{"type":"skipped","seq":1,"reason":"r","streams":[]}"#,
+                "unknown field `streams`",
+            ),
+            (
+                r#"{"type":"answered","seq":1,"streams":[{"valid":true,"diagnostics":[{"rule":"R"}]}]}"#,
+                "missing field",
+            ),
+            (r#"{"type":"answered","seq":1} x"#, "trailing characters"),
+        ] {
+            let mut keep = everything;
+            let error = crate::protocol::reply_keeping(line.as_bytes(), &mut keep)
+                .expect_err(line)
+                .to_string();
+            assert!(error.contains(says), "{line}: {error}");
+        }
     }
 
     #[test]

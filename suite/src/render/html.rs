@@ -138,6 +138,14 @@ fn failure(out: &mut String, case: &CaseResult) {
         let charged: Vec<String> = case.attributions.iter().map(super::charge_text).collect();
         meta_row(out, "Charged to", &esc(&charged.join("; ")));
     }
+    if case.findings_not_kept > 0 {
+        let count = format!(
+            "{} (of each stream answer the kit keeps the first {} findings, and beyond them only those that can change the judgement)",
+            case.findings_not_kept,
+            crate::diagnostic::MAX_PER_STREAM
+        );
+        meta_row(out, "Findings not kept", &esc(&count));
+    }
     if let Some(detail) = &case.detail {
         meta_row(
             out,

@@ -2,6 +2,7 @@
 
 use super::{NO_RULE_APPLIES, RULE_COLUMNS, RowKind, View, escape_controls, is_web_link, xml_char};
 use crate::conformance::{CaseResult, RunReport};
+use crate::diagnostic::MAX_PER_STREAM;
 use std::fmt::Write as _;
 
 /// The report as Markdown: metadata, totals, a table of the applicable rules, then the failing
@@ -33,6 +34,20 @@ pub fn markdown(report: &RunReport) -> String {
         .map(|(o, n)| format!("{n} {}", o.as_str()))
         .collect();
     let _ = writeln!(out, "\n**Totals:** {}\n", totals.join(", "));
+    let (not_kept, of_cases) = report
+        .cases
+        .iter()
+        .filter(|c| c.findings_not_kept > 0)
+        .fold((0u64, 0usize), |(n, cases), c| {
+            (n.saturating_add(c.findings_not_kept), cases + 1)
+        });
+    if not_kept > 0 {
+        let _ = writeln!(
+            out,
+            "**Findings not kept:** {not_kept} of the answers to {of_cases} case(s) ({}).\n",
+            not_kept_note()
+        );
+    }
 
     out.push_str("## Rules\n\n");
     if view.rules.is_empty() {
@@ -98,6 +113,13 @@ pub fn markdown(report: &RunReport) -> String {
     out
 }
 
+/// What a count of findings not kept means, where it is shown.
+fn not_kept_note() -> String {
+    format!(
+        "of each stream answer the kit keeps the first {MAX_PER_STREAM} findings, and beyond them only those that can change the judgement; the judgement is as if all were kept"
+    )
+}
+
 fn failure(out: &mut String, case: &CaseResult) {
     let _ = writeln!(out, "### {}\n", code_span(&case.name));
     let _ = writeln!(out, "- Id: {}", md_text(&case.id));
@@ -106,6 +128,14 @@ fn failure(out: &mut String, case: &CaseResult) {
     if !case.attributions.is_empty() {
         let charged: Vec<String> = case.attributions.iter().map(super::charge_text).collect();
         let _ = writeln!(out, "- Charged to: {}", md_text(&charged.join("; ")));
+    }
+    if case.findings_not_kept > 0 {
+        let _ = writeln!(
+            out,
+            "- Findings not kept: {} ({})",
+            case.findings_not_kept,
+            not_kept_note()
+        );
     }
     match case.detail.as_deref() {
         Some(detail) if detail.contains('\n') => {
@@ -194,6 +224,28 @@ fn fence(s: &str, lang: &str) -> String {
 mod tests {
     use super::*;
     use crate::render::fixture::report;
+
+    #[test]
+    fn findings_not_kept_are_counted_in_the_summary_and_at_the_case() {
+        let mut report = report();
+        assert!(!markdown(&report).contains("not kept:"));
+        let failed = report
+            .cases
+            .iter()
+            .position(|c| c.outcome == crate::conformance::Outcome::Fail)
+            .expect("a failure");
+        report.cases[failed].findings_not_kept = 590_000;
+        report.cases[0].findings_not_kept += 10;
+        let md = markdown(&report);
+        let total = 590_000 + u64::from(failed != 0) * 10;
+        assert!(
+            md.contains(&format!(
+                "**Findings not kept:** {total} of the answers to "
+            )),
+            "{md}"
+        );
+        assert!(md.contains("- Findings not kept: 590000 (of each stream answer the kit keeps the first 10000 findings"), "{md}");
+    }
 
     #[test]
     fn markdown_has_the_rule_table_and_the_failure_diff() {
