@@ -182,12 +182,17 @@ fn mib(kib: u64) -> f64 {
 /// The peak resident memory, in KiB, of `asr-ctk ARGS PATH`, measured by a fresh process
 /// of this bench that runs it as its only child.
 fn peak_kib(args: &[&str], path: &Path) -> u64 {
-    let output = Command::new(std::env::current_exe().expect("own path"))
-        .arg("--measure")
-        .args(args)
-        .arg(path)
-        .output()
-        .expect("measure");
+    measured(
+        Command::new(std::env::current_exe().expect("own path"))
+            .arg("--measure")
+            .args(args)
+            .arg(path),
+    )
+}
+
+/// What a fresh process of this bench measured and printed: a peak in KiB.
+fn measured(command: &mut Command) -> u64 {
+    let output = command.output().expect("measure");
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),
@@ -200,19 +205,12 @@ fn peak_kib(args: &[&str], path: &Path) -> u64 {
 /// The peak resident memory, in KiB, of the reference adapter answering one case of `role`
 /// on the stream at `path`, measured by a fresh process of this bench.
 fn reference_peak_kib(role: &str, path: &Path) -> u64 {
-    let output = Command::new(std::env::current_exe().expect("own path"))
-        .arg("--measure-reference")
-        .arg(role)
-        .arg(path)
-        .output()
-        .expect("measure");
-    let text = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{text} {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    text.trim().parse().expect("a peak in KiB")
+    measured(
+        Command::new(std::env::current_exe().expect("own path"))
+            .arg("--measure-reference")
+            .arg(role)
+            .arg(path),
+    )
 }
 
 /// Runs `asr-ctk adapter reference` on one case of `role` on `path` (by path, as the kit
@@ -257,21 +255,14 @@ fn one_large_reply(mb: u64) {
         root.join("tests/adapters/many_notices.py").display()
     );
     let out = dir.0.to_string_lossy().into_owned();
-    let output = Command::new(std::env::current_exe().expect("own path"))
-        .arg("--measure")
-        .args(["run", "--quiet", "--adapter", &adapter, "--out", &out])
-        .args(["--case", "messages/ASR-212/n_image_data_and_blob"])
-        .env("ASR_CTK_TEST_NOTICES", notices.to_string())
-        .current_dir(root.parent().expect("the workspace"))
-        .output()
-        .expect("measure");
-    let text = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{text} {}",
-        String::from_utf8_lossy(&output.stderr)
+    let peak = measured(
+        Command::new(std::env::current_exe().expect("own path"))
+            .arg("--measure")
+            .args(["run", "--quiet", "--adapter", &adapter, "--out", &out])
+            .args(["--case", "messages/ASR-212/n_image_data_and_blob"])
+            .env("ASR_CTK_TEST_NOTICES", notices.to_string())
+            .current_dir(root.parent().expect("the workspace")),
     );
-    let peak: u64 = text.trim().parse().expect("a peak in KiB");
     let report: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(dir.0.join("report.json")).expect("a report"),
     )

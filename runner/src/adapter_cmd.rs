@@ -147,19 +147,7 @@ fn is_ancestor(ancestor: u32, mut pid: u32) -> bool {
         if pid <= 1 {
             return false;
         }
-        let Ok(stat) = std::fs::read(format!("/proc/{pid}/stat")) else {
-            return false;
-        };
-        // The parent is the second field after the command name, which is in parentheses
-        // and may itself hold spaces and parentheses.
-        let Some(close) = stat.iter().rposition(|b| *b == b')') else {
-            return false;
-        };
-        let Some(parent) = std::str::from_utf8(&stat[close + 1..])
-            .ok()
-            .and_then(|rest| rest.split_ascii_whitespace().nth(1))
-            .and_then(|p| p.parse().ok())
-        else {
+        let Some(parent) = crate::run::supervise::procfs::parent(pid) else {
             return false;
         };
         pid = parent;

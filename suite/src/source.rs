@@ -390,8 +390,8 @@ fn confined(path: &Path, within: &Path) -> Result<(), FixtureError> {
         path: path.to_owned(),
     })
 }
-/// The names of the files of a fixture's `dir`, each checked as [`read_dir_files`] checks
-/// it, without reading it.
+/// The files of a fixture's `dir` (`source/`, `expected/`): each, links followed, a regular
+/// file inside the fixture's directory (the one above `dir`), or the listing fails.
 fn read_dir_names(dir: &Path) -> Result<Vec<PathBuf>, FixtureError> {
     let io = |path: &Path| {
         let path = path.to_owned();
@@ -410,27 +410,22 @@ fn read_dir_names(dir: &Path) -> Result<Vec<PathBuf>, FixtureError> {
     Ok(names)
 }
 
-/// The files of `dir` whose names `keep` accepts, by name, sorted.
+/// The files of `dir` whose names `keep` accepts, by name, sorted; each checked as
+/// [`read_dir_names`] checks it.
 fn read_dir_files(
     dir: &Path,
     keep: impl Fn(&str) -> bool,
 ) -> Result<Vec<(String, Vec<u8>)>, FixtureError> {
-    let io = |path: &Path| {
-        let path = path.to_owned();
-        move |error| FixtureError::Io { path, error }
-    };
-    // A fixture's files stay inside its directory, the one above `source/` or `expected/`.
-    let fixture = dir.parent().unwrap_or(dir);
-    let within = std::fs::canonicalize(fixture).map_err(io(fixture))?;
     let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(io(dir))? {
-        let path = entry.map_err(io(dir))?.path();
+    for path in read_dir_names(dir)? {
         let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
             continue;
         };
-        if keep(&name) && std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_dir()) {
-            confined(&path, &within)?;
-            let bytes = std::fs::read(&path).map_err(io(&path))?;
+        if keep(&name) {
+            let bytes = std::fs::read(&path).map_err(|error| FixtureError::Io {
+                path: path.clone(),
+                error,
+            })?;
             files.push((name, bytes));
         }
     }

@@ -334,7 +334,7 @@ fn kill_descendants() {
 }
 
 /// The process tree, as `/proc` shows it (Linux); elsewhere, nothing is known of it.
-mod procfs {
+pub mod procfs {
     /// The pids whose parent is `parent`.
     pub fn children(parent: u32) -> Vec<u32> {
         parents()
@@ -379,6 +379,11 @@ mod procfs {
             .split(|b| *b == 0)
             .find_map(|entry| entry.strip_prefix(prefix.as_bytes()))
             .map(|value| String::from_utf8_lossy(value).into_owned())
+    }
+
+    /// The parent of `pid`, if it is alive (or a zombie).
+    pub fn parent(pid: u32) -> Option<u32> {
+        parent_of(&std::fs::read(format!("/proc/{pid}/stat")).ok()?)
     }
 
     /// (pid, parent pid) of every process.

@@ -751,9 +751,6 @@ fn cases_counts_the_corpus_as_run_does() {
         &out.to_string_lossy(),
     ]);
     assert_eq!(run.status.code(), Some(0));
-    let report: asr_suite::conformance::RunReport = serde_json::from_str(
-        &std::fs::read_to_string(out.join("report.json")).expect("report.json"),
-    )
-    .expect("a report");
+    let report: asr_suite::conformance::RunReport = crate::helpers::report_in(&out);
     assert_eq!(report.corpus_cases, total);
 }

@@ -620,9 +620,7 @@ fn start_failure(name: &str, command: &str) -> (String, RunReport) {
     assert_eq!(output.status.code(), Some(3), "{output:?}");
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert_eq!(stderr.matches("did not start").count(), 1, "{stderr}");
-    let report: RunReport =
-        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("report"))
-            .expect("parses");
+    let report: RunReport = crate::helpers::report_in(&out);
     assert!(report.cases.iter().all(|c| c.outcome == Outcome::NotRun));
     (stderr, report)
 }
@@ -850,10 +848,7 @@ fn a_signal_ends_the_adapters_and_the_report_of_what_ran_is_written() {
     let status = exit_within(&mut child, Duration::from_secs(20));
     assert_eq!(status.code(), Some(130));
     assert_no_process_left(&tagged);
-    let report: RunReport = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("out/report.json")).expect("a report"),
-    )
-    .expect("parses");
+    let report: RunReport = crate::helpers::report_in(&dir.join("out"));
     assert!(report.interrupted);
     assert_eq!(
         report.cases.len(),
@@ -963,9 +958,7 @@ fn a_reply_of_many_findings_is_judged_in_bounded_memory_saying_what_was_not_kept
     );
     assert_no_process_left(&tag);
     assert_eq!(output.status.code(), Some(1), "{output:?}");
-    let report: RunReport =
-        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("a report"))
-            .expect("the report parses");
+    let report: RunReport = crate::helpers::report_in(&out);
     let kept_of_a_stream = asr_suite::diagnostic::MAX_PER_STREAM as u64;
     let case = |name: &str| {
         report
@@ -990,17 +983,7 @@ fn a_reply_of_many_findings_is_judged_in_bounded_memory_saying_what_was_not_kept
         positive.attributions
     );
     assert_eq!(positive.findings_not_kept, NOTICES - kept_of_a_stream);
-    let schema: serde_json::Value =
-        serde_json::from_str(include_str!("../../../schemas/report.schema.json")).expect("schema");
-    let value: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("read"))
-            .expect("JSON");
-    let validator = jsonschema::validator_for(&schema).expect("compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(&value)
-        .map(|e| e.to_string())
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    crate::helpers::assert_report_meets_its_schema(&out);
     let markdown = std::fs::read_to_string(out.join("report.md")).expect("report.md");
     assert!(
         markdown.contains(&format!(

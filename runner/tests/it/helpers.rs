@@ -83,6 +83,31 @@ impl Drop for Scratch {
     }
 }
 
+/// The `report.json` a run wrote into `dir`.
+pub fn report_in(dir: &Path) -> asr_suite::conformance::RunReport {
+    serde_json::from_value(report_json_in(dir)).expect("a report")
+}
+
+/// The `report.json` a run wrote into `dir`, as JSON.
+pub fn report_json_in(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("report.json"))
+        .unwrap_or_else(|e| panic!("no report in {}: {e}", dir.display()));
+    serde_json::from_str(&text).expect("JSON")
+}
+
+/// Fails unless the `report.json` in `dir` meets `schemas/report.schema.json`.
+pub fn assert_report_meets_its_schema(dir: &Path) {
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../../schemas/report.schema.json")).expect("schema");
+    let validator = jsonschema::validator_for(&schema).expect("compiles");
+    let value = report_json_in(dir);
+    let errors: Vec<String> = validator
+        .iter_errors(&value)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{}: {errors:?}", dir.display());
+}
+
 /// Copies the directory tree `from` to `to` (the corpus into a scratch directory, say).
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("a directory");

@@ -235,10 +235,7 @@ fn what_a_merge_reads_is_bounded_and_merged_texts_are_cut() {
     let path = write(&dir, "huge.json", &huge);
     let output = merge(&dir, &[&path, second]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
-    let merged: RunReport = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("merged/report.json")).expect("merged"),
-    )
-    .expect("a report");
+    let merged: RunReport = crate::helpers::report_in(&dir.join("merged"));
     let name = original["cases"][0]["name"].as_str().expect("a name");
     let case = merged
         .cases

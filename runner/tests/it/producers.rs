@@ -2,7 +2,7 @@
 //! the rule its mistake breaks, and only there; the reference producer passes every fixture in
 //! both modes; a producer's answer that breaks the protocol is said so.
 
-use crate::helpers::{BIN, asr_ctk, producers, scratch};
+use crate::helpers::{BIN, producers, scratch};
 use asr_suite::conformance::{Failure, Outcome, RuleVerdict, RunReport};
 use std::collections::BTreeSet;
 use std::process::Output;
@@ -31,6 +31,24 @@ const WRONG: &[(&str, &str, &[&str])] = &[
 /// A producer run; `adapter` `None` is the kit's reference.
 fn run(adapter: Option<&str>, extra: &[&str], tag: &str) -> (Output, RunReport) {
     let out = scratch(&format!("producers-{tag}"));
+    run_into(&out, None, adapter, extra)
+}
+
+/// A one-shot producer run of `adapter` whose temporary directory is `tmp` (where the kit
+/// makes its work directories), with `extra` options.
+fn oneshot_in(tmp: &std::path::Path, adapter: &str, extra: &[&str]) -> (Output, RunReport) {
+    let mut args = vec!["--oneshot"];
+    args.extend_from_slice(extra);
+    run_into(&tmp.join("out"), Some(tmp), Some(adapter), &args)
+}
+
+/// A producer run with its reports in `out`, and its temporary directory `tmp` if given.
+fn run_into(
+    out: &std::path::Path,
+    tmp: Option<&std::path::Path>,
+    adapter: Option<&str>,
+    extra: &[&str],
+) -> (Output, RunReport) {
     let out_text = out.to_string_lossy().into_owned();
     let mut args = vec![
         "run",
@@ -44,10 +62,13 @@ fn run(adapter: Option<&str>, extra: &[&str], tag: &str) -> (Output, RunReport) 
         args.extend(["--adapter", adapter]);
     }
     args.extend(extra);
-    let output = asr_ctk(&args);
-    let text = std::fs::read_to_string(out.join("report.json"))
-        .unwrap_or_else(|e| panic!("no report ({e}): {output:?}"));
-    (output, serde_json::from_str(&text).expect("report"))
+    let mut kit = crate::helpers::Kit::new(&args);
+    if let Some(tmp) = tmp {
+        kit = kit.envs(&[("TMPDIR", &tmp.to_string_lossy())]);
+    }
+    let output = kit.output();
+    let report = crate::helpers::report_in(out);
+    (output, report)
 }
 
 fn verdict(report: &RunReport, rule: &str) -> Option<RuleVerdict> {
@@ -227,25 +248,11 @@ fn a_work_directory_the_kit_cannot_remove_is_said() {
     // Its own temporary directory: what is left there is no other test's business.
     let tmp = probe.join("tmp");
     std::fs::create_dir_all(&tmp).expect("mkdir");
-    let out = probe.join("out");
-    let output = crate::helpers::Kit::new(&[
-        "run",
-        "--role",
-        "producer",
-        "--quiet",
-        "--oneshot",
-        "--case",
-        "sources/claude-code-jsonl/background_agent_01",
-        "--adapter",
+    let (output, report) = oneshot_in(
+        &tmp,
         &faulty("immutable"),
-        "--out",
-        &out.to_string_lossy(),
-    ])
-    .envs(&[("TMPDIR", &tmp.to_string_lossy())])
-    .output();
-    let report: RunReport =
-        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("a report"))
-            .expect("a report");
+        &["--case", "sources/claude-code-jsonl/background_agent_01"],
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     let said = "failed to remove the producer's directory";
     let left: Vec<_> = stderr
@@ -296,23 +303,7 @@ fn a_oneshot_producer_writes_its_stream_on_stdout_or_into_its_output_directory()
     // A temporary directory of its own: other tests' one-shot runs make work directories in
     // the shared one while this runs.
     let tmp = scratch("producers-nothing-tmp");
-    let out = scratch("producers-faulty-nothing");
-    let output = crate::helpers::Kit::new(&[
-        "run",
-        "--role",
-        "producer",
-        "--quiet",
-        "--oneshot",
-        "--adapter",
-        &faulty("nothing"),
-        "--out",
-        &out.to_string_lossy(),
-    ])
-    .envs(&[("TMPDIR", &tmp.to_string_lossy())])
-    .output();
-    let report: RunReport =
-        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("a report"))
-            .expect("a report");
+    let (output, report) = oneshot_in(&tmp, &faulty("nothing"), &[]);
     assert_eq!(output.status.code(), Some(1));
     assert!(
         report.cases.iter().all(|c| c.outcome == Outcome::Crash

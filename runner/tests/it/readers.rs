@@ -194,10 +194,7 @@ fn diff_counts_skipped_cases_as_not_compared_never_as_errors() {
     ]);
     let text = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{text}");
-    let report: RunReport = serde_json::from_str(
-        &std::fs::read_to_string(out.join("report.json")).expect("report.json"),
-    )
-    .expect("a report");
+    let report: RunReport = crate::helpers::report_in(&out);
     let skipped = report.totals[&Outcome::Skipped];
     assert!(skipped > 100, "{:?}", report.totals);
     assert_eq!(report.totals[&Outcome::Error], 0, "{:?}", report.totals);

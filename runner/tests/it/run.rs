@@ -149,17 +149,7 @@ fn the_reference_implementation_is_conformant_on_every_rule_it_claims() {
     ] {
         assert!(out.join(file).is_file(), "{file} written");
     }
-    let schema: serde_json::Value =
-        serde_json::from_str(include_str!("../../../schemas/report.schema.json")).expect("schema");
-    let value: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("read"))
-            .expect("JSON");
-    let validator = jsonschema::validator_for(&schema).expect("compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(&value)
-        .map(|e| e.to_string())
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    crate::helpers::assert_report_meets_its_schema(&out);
     let junit = std::fs::read_to_string(out.join("junit.xml")).expect("junit");
     assert_eq!(junit.matches("<testcase ").count(), report.cases.len());
     let sarif = sarif(&out);
@@ -372,10 +362,7 @@ fn shards_merge_into_the_whole_run_and_jobs_change_nothing() {
     args.extend(shard_reports.iter().map(String::as_str));
     let output = asr_ctk(&args);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
-    let merged: RunReport = serde_json::from_str(
-        &std::fs::read_to_string(merged_dir.join("report.json")).expect("merged"),
-    )
-    .expect("report");
+    let merged: RunReport = crate::helpers::report_in(&merged_dir);
     let names = |r: &RunReport| {
         r.cases
             .iter()
@@ -408,10 +395,7 @@ fn shards_merge_into_the_whole_run_and_jobs_change_nothing() {
         &shard_reports[2],
     ]);
     assert_eq!(partial.status.code(), Some(1), "{partial:?}");
-    let merged: RunReport = serde_json::from_str(
-        &std::fs::read_to_string(merged_dir.join("report.json")).expect("merged"),
-    )
-    .expect("report");
+    let merged: RunReport = crate::helpers::report_in(&merged_dir);
     assert!(
         merged
             .incomplete
@@ -538,10 +522,7 @@ fn the_summary_shows_the_rules_selected_and_quiet_shows_only_totals() {
         String::from_utf8_lossy(&output.stdout).into_owned()
     };
     let full = run(&[]);
-    let report: RunReport = serde_json::from_str(
-        &std::fs::read_to_string(out.join("report.json")).expect("report.json"),
-    )
-    .expect("a report");
+    let report: RunReport = crate::helpers::report_in(&out);
     let named: Vec<&str> = report
         .rules
         .iter()

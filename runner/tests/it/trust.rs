@@ -3,7 +3,7 @@
 //! in a corpus never hangs it, and the adapters of a kit that was killed die with it.
 
 use crate::helpers::{Kit, adapters, copy_dir, corpus, scratch};
-use asr_suite::conformance::{CorpusOrigin, RunReport};
+use asr_suite::conformance::CorpusOrigin;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -13,9 +13,19 @@ fn accepts_all() -> String {
     format!("sh {}", adapters().join("oneshot_accepts_all.sh").display())
 }
 
-fn report(out: &Path) -> RunReport {
-    let text = std::fs::read_to_string(out.join("report.json")).expect("report.json");
-    serde_json::from_str(&text).expect("a report")
+use crate::helpers::report_in as report;
+
+/// The reference run on the cases of ASR-212 of the checkout's corpus, reports in `out`.
+fn run_212(out: &Path) -> std::process::Output {
+    Kit::new(&[
+        "run",
+        "--quiet",
+        "--case",
+        "messages/ASR-212/*",
+        "--out",
+        &out.to_string_lossy(),
+    ])
+    .output()
 }
 
 /// Every file below `dir`.
@@ -120,21 +130,14 @@ fn a_directory_corpus_is_reported_as_not_verified() {
     let report = report(&out);
     assert_eq!(report.corpus.origin, CorpusOrigin::Directory);
     assert!(!report.corpus.verified);
+    crate::helpers::assert_report_meets_its_schema(&out);
     for file in ["report.md", "report.html"] {
         let text = std::fs::read_to_string(out.join(file)).expect("a report");
         assert!(text.contains("a directory, not the kit"), "{file}");
     }
     // The checkout's own corpus, unchanged, is the kit's.
     let out = place.join("checkout");
-    let output = Kit::new(&[
-        "run",
-        "--quiet",
-        "--case",
-        "messages/ASR-212/*",
-        "--out",
-        &out.to_string_lossy(),
-    ])
-    .output();
+    let output = run_212(&out);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert!(self::report(&out).corpus.verified);
 }
@@ -370,15 +373,7 @@ fn reports_replace_planted_links_instead_of_writing_through_them() {
     for name in ["badge.json", "report.json", "junit.xml"] {
         std::os::unix::fs::symlink(&victim, out.join(name)).expect("link");
     }
-    let output = Kit::new(&[
-        "run",
-        "--quiet",
-        "--case",
-        "messages/ASR-212/*",
-        "--out",
-        &out.to_string_lossy(),
-    ])
-    .output();
+    let output = run_212(&out);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert_eq!(std::fs::read_to_string(&victim).expect("read"), "keep");
     for name in ["badge.json", "report.json", "junit.xml"] {
