@@ -18,7 +18,7 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     cases: Option<PathBuf>,
     /// Output format: `human`, the rules new, reworded or gone with their cases, a line each;
-    /// `json`, one JSON object with the same (`agrees`, `new`, `changed`, `gone`, `levels`, `cited`).
+    /// `json`, one JSON object with the same (`agrees`, `new`, `changed`, `gone`, `levels`, `levelChanges`, `cited`).
     #[arg(long, value_enum, default_value_t = Format::Human, hide_possible_values = true)]
     format: Format,
 }
@@ -33,7 +33,17 @@ struct Outcome<'a> {
     changed: Vec<Changed<'a>>,
     gone: Vec<Gone<'a>>,
     levels: Vec<String>,
+    #[serde(rename = "levelChanges")]
+    level_changes: Vec<LevelChange>,
     cited: Vec<String>,
+}
+
+/// A rule whose requirement keywords changed: the catalog's and the spec's.
+#[derive(Debug, Serialize)]
+struct LevelChange {
+    rule: String,
+    catalog: String,
+    spec: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -133,6 +143,15 @@ pub fn run(args: &Args) -> Result<u8> {
             })
             .collect(),
         levels: comparison.levels.clone(),
+        level_changes: comparison
+            .level_changes
+            .iter()
+            .map(|(rule, catalog, spec)| LevelChange {
+                rule: rule.clone(),
+                catalog: catalog.clone(),
+                spec: spec.clone(),
+            })
+            .collect(),
         cited: comparison.cited.clone(),
     };
     let stdout = std::io::stdout();
@@ -223,12 +242,14 @@ fn print_human(out: &mut impl Write, o: &Outcome<'_>) -> std::io::Result<()> {
             }
         }
     }
-    if !o.levels.is_empty() {
+    if !o.level_changes.is_empty() {
         writeln!(
             out,
-            "\nrequirement keywords changed: {}",
-            o.levels.join(", ")
+            "\nrequirement keywords changed (the catalog's -> the spec's; the rule's verdicts and cases need re-confirming):"
         )?;
+        for c in &o.level_changes {
+            writeln!(out, "  {}: {} -> {}", c.rule, c.catalog, c.spec)?;
+        }
     }
     if !o.cited.is_empty() {
         writeln!(

@@ -633,6 +633,9 @@ pub struct SpecComparison {
     pub gone: Vec<String>,
     /// Rules whose requirement keywords in the spec differ from the catalog's `levels`.
     pub levels: Vec<String>,
+    /// The same, with the keywords each side has: id, the catalog's, the spec's
+    /// (`MUST`, `SHOULD NOT`, ... joined by `, `; `none` for a descriptive statement).
+    pub level_changes: Vec<(String, String, String)>,
     /// Rules the spec cites without stating that the catalog does not list as cited, and
     /// cited entries the spec no longer cites.
     pub cited: Vec<String>,
@@ -665,8 +668,25 @@ impl Catalog {
                             fingerprint,
                         ));
                     }
-                    if rule.levels != levels_of(&statement.text) {
+                    let stated = levels_of(&statement.text);
+                    if rule.levels != stated {
                         comparison.levels.push(rule.id.clone());
+                        let words = |levels: &[Level]| {
+                            if levels.is_empty() {
+                                "none".to_owned()
+                            } else {
+                                levels
+                                    .iter()
+                                    .map(|l| l.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            }
+                        };
+                        comparison.level_changes.push((
+                            rule.id.clone(),
+                            words(&rule.levels),
+                            words(&stated),
+                        ));
                     }
                 }
             }

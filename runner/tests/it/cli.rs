@@ -446,6 +446,37 @@ fn spec_check_names_a_reworded_rule_and_the_cases_to_reconfirm() {
     assert!(stdout(&human).contains("changed rules") && stdout(&human).contains("ASR-231"));
 }
 
+/// A MUST turned SHOULD is named with the keywords on each side, in both formats.
+#[test]
+fn spec_check_names_the_keywords_that_changed() {
+    let d = spec_copy("spec-keywords", |file, text| {
+        if file == "asr-messages.txt" {
+            let edited = text.replace(
+                "ASR-231 An opaque part MUST contain format",
+                "ASR-231 An opaque part SHOULD contain format",
+            );
+            assert_ne!(edited, text);
+            edited
+        } else {
+            text
+        }
+    });
+    let spec = d.to_str().expect("utf-8");
+    let human = asr_ctk(&["spec", "check", "--spec", spec]);
+    assert_eq!(human.status.code(), Some(1));
+    assert!(
+        stdout(&human).contains("  ASR-231: MUST, MUST NOT -> MUST NOT, SHOULD"),
+        "{}",
+        stdout(&human)
+    );
+    let json = asr_ctk(&["spec", "check", "--spec", spec, "--format", "json"]);
+    let outcome: serde_json::Value = serde_json::from_str(stdout(&json).trim()).expect("JSON");
+    assert_eq!(
+        outcome["levelChanges"][0],
+        serde_json::json!({"rule": "ASR-231", "catalog": "MUST, MUST NOT", "spec": "MUST NOT, SHOULD"})
+    );
+}
+
 #[test]
 fn spec_check_names_an_added_and_a_removed_rule() {
     let d = spec_copy("spec-added-removed", |file, text| {
@@ -753,4 +784,30 @@ fn cases_counts_the_corpus_as_run_does() {
     assert_eq!(run.status.code(), Some(0));
     let report: asr_suite::conformance::RunReport = crate::helpers::report_in(&out);
     assert_eq!(report.corpus_cases, total);
+}
+
+/// A JSON document spread over lines (pretty-printed, or an array of records) is told apart
+/// from a broken line: its findings say what a stream is.
+#[test]
+fn a_pretty_printed_document_is_told_it_is_no_json_lines() {
+    let place = dir("pretty");
+    let pretty = file(
+        &place,
+        "pretty.jsonl",
+        &["[", r#"  {"type": "session", "seq": 0},"#, "  {}", "]"],
+    );
+    let output = asr_ctk(&["validate", &pretty]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(
+        text.lines()
+            .next()
+            .is_some_and(|l| l.contains("an ASR stream is JSON Lines")),
+        "{text}"
+    );
+    let broken = file(&place, "broken.jsonl", &[HEADER, r#"{"type":"message"}}"#]);
+    let output = asr_ctk(&["validate", &broken]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("not valid JSON"), "{text}");
+    assert!(!text.contains("JSON Lines"), "{text}");
 }

@@ -536,6 +536,20 @@ fn unparsed(bytes: &[u8], newline: bool, failure: Failure) -> Finding {
             "",
             "the last line is truncated: it has no final newline and its JSON ends in the middle of a value",
         ),
+        // A value still open where its line ends: the text is JSON spread over lines (pretty
+        // printed, or an array of records), not JSON Lines. Said once per such line, with
+        // what a stream is.
+        Failure::Syntax {
+            message,
+            column,
+            eof: true,
+        } => Finding::error(
+            rule::ASR_X_003,
+            "",
+            format!(
+                "the line is not valid JSON: {message} at column {column}; the value goes on past the end of the line: an ASR stream is JSON Lines, one whole JSON object on each line (a pretty-printed JSON document or an array of records is not a stream)"
+            ),
+        ),
         Failure::Syntax {
             message, column, ..
         } => Finding::error(
