@@ -180,9 +180,16 @@ pub fn run(args: &Args) -> Result<u8> {
         let mut last_line = Instant::now();
         while shared.running.load(Ordering::SeqCst) > 0 {
             std::thread::sleep(Duration::from_millis(20));
-            if live && last_line.elapsed() >= Duration::from_millis(500) {
+            // On a terminal, one line redrawn twice a second; elsewhere (a CI log) a line of
+            // its own every PROGRESS_LOG, so that a long run is never silent.
+            let every = if live {
+                Duration::from_millis(500)
+            } else {
+                PROGRESS_LOG
+            };
+            if last_line.elapsed() >= every {
                 last_line = Instant::now();
-                print_live(&shared, started);
+                print_live(&shared, started, live);
             }
         }
     });
@@ -359,22 +366,31 @@ fn fuzz_job(
     outcome
 }
 
-/// The live line: streams so far, the rate, the findings by rule.
-fn print_live(shared: &Shared, started: Instant) {
+/// How often a run whose stderr is no terminal says how far it is.
+const PROGRESS_LOG: Duration = Duration::from_secs(10);
+
+/// The live line: streams so far, the rate, the findings by rule; redrawn in place on a
+/// terminal, a line of its own elsewhere.
+fn print_live(shared: &Shared, started: Instant, live: bool) {
     let judged = shared.judged.load(Ordering::SeqCst);
     let rate = per_second(judged, started.elapsed().as_secs_f64());
     let found: Vec<String> = lock(&shared.tallies)
         .iter()
         .map(|((kind, rule), t)| format!("{rule} {kind} {}", t.count))
         .collect();
-    eprint!(
-        "\r\x1b[2Kfuzz: {judged} streams, {rate:.0}/s; findings: {}",
+    let line = format!(
+        "fuzz: {judged} streams, {rate:.0}/s; findings: {}",
         if found.is_empty() {
             "none".to_owned()
         } else {
             found.join(", ")
         }
     );
+    if live {
+        eprint!("\r\x1b[2K{line}");
+    } else {
+        eprintln!("{line}");
+    }
 }
 
 /// The stream of one iteration: generated from the seed and the iteration's number, and, for
@@ -822,9 +838,11 @@ fn print_summary(
     if !tallies.is_empty() {
         writeln!(
             out,
-            "re-run them: asr-ctk run --cases {} --adapter '{}'",
-            args.out.join("found").display(),
-            args.adapter
+            "re-run them: asr-ctk run --cases {} --role {} --adapter {}{}",
+            shell_words::quote(&args.out.join("found").to_string_lossy()),
+            args.role.name(),
+            shell_words::quote(&args.adapter),
+            if args.oneshot { " --oneshot" } else { "" }
         )?;
     }
     out.flush()?;

@@ -336,6 +336,34 @@ fn a_one_shot_adapter_is_fuzzed_a_process_a_stream() {
         "{text}"
     );
     assert!(found(&out).is_empty(), "--keep 0 writes nothing");
+    // The cases kept re-run as the run says, in one-shot mode, and fail the adapter again.
+    let kept = scratch("fuzz-oneshot-kept");
+    let output = asr_ctk(&[
+        "fuzz",
+        "--adapter",
+        &adapter,
+        "--oneshot",
+        "--iterations",
+        "6",
+        "--out",
+        &kept.to_string_lossy(),
+    ]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    let hint = text
+        .lines()
+        .find_map(|l| l.strip_prefix("re-run them: asr-ctk "))
+        .unwrap_or_else(|| panic!("no re-run line: {text}"));
+    let words = shell_words::split(hint).expect("a command line");
+    assert!(words.iter().any(|w| w == "--oneshot"), "{hint}");
+    let mut again = words.clone();
+    again.extend(["--quiet".to_owned(), "--out".to_owned()]);
+    again.push(kept.join("again").to_string_lossy().into_owned());
+    let rerun = asr_ctk(&again);
+    assert_eq!(rerun.status.code(), Some(1), "{rerun:?}");
+    assert_eq!(
+        crate::helpers::report_in(&kept.join("again")).adapter.mode,
+        "oneshot"
+    );
     let (code, text) = {
         let output = asr_ctk(&[
             "fuzz",
