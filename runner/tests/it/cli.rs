@@ -811,3 +811,81 @@ fn a_pretty_printed_document_is_told_it_is_no_json_lines() {
     assert!(text.contains("not valid JSON"), "{text}");
     assert!(!text.contains("JSON Lines"), "{text}");
 }
+
+/// Every count README.md and fuzz/README.md quote is the count of what is there now.
+#[test]
+fn the_counts_the_readmes_quote_are_true() {
+    let readme = std::fs::read_to_string(crate::helpers::root().join("README.md")).expect("README");
+    let fuzz_readme =
+        std::fs::read_to_string(crate::helpers::root().join("fuzz/README.md")).expect("README");
+    let word = |w: &str| -> usize {
+        let words = [
+            "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+        ];
+        words
+            .iter()
+            .position(|x| *x == w)
+            .or_else(|| w.parse().ok())
+            .unwrap_or_else(|| panic!("{w} is no count"))
+    };
+    // The word or number just before `after` in `text`, where `after` is quoted once.
+    let quoted = |text: &str, after: &str| -> usize {
+        let at = text
+            .find(after)
+            .unwrap_or_else(|| panic!("the README no longer says {after:?}"));
+        let before = text[..at].trim_end();
+        word(before.rsplit(char::is_whitespace).next().unwrap_or(""))
+    };
+    let targets = std::fs::read_dir(crate::helpers::root().join("fuzz/fuzz_targets"))
+        .expect("fuzz targets")
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "rs"))
+        .map(|e| {
+            e.path()
+                .file_stem()
+                .expect("a name")
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect::<std::collections::BTreeSet<_>>();
+    assert_eq!(quoted(&readme, "cargo-fuzz targets"), targets.len());
+    assert_eq!(
+        quoted(&fuzz_readme, ", with the address sanitizer"),
+        targets.len()
+    );
+    // fuzz/README's table lists each target once.
+    let listed: std::collections::BTreeSet<String> = fuzz_readme
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split('`').next())
+        .filter(|name| targets.contains(*name))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(listed, targets);
+    let catalog = Catalog::embedded();
+    assert_eq!(
+        quoted(&readme, "rules stated in the normative spec"),
+        catalog.rules.len()
+    );
+    let from_source = catalog
+        .rules
+        .iter()
+        .filter(|r| r.checks.contains(&asr_suite::catalog::CheckKind::Source))
+        .count();
+    assert_eq!(
+        quoted(&readme, "rules bind what a producer writes"),
+        from_source
+    );
+    let wrong =
+        std::fs::read_to_string(crate::helpers::root().join("suite/tests/wrong_readings.rs"))
+            .expect("wrong readings");
+    let misreadings = wrong
+        .lines()
+        .filter(|l| {
+            let l = l.trim_start();
+            l.split_once(" => \"")
+                .is_some_and(|(knob, _)| knob.chars().all(char::is_alphanumeric))
+        })
+        .count();
+    assert_eq!(quoted(&readme, "plausible misreadings"), misreadings);
+}
