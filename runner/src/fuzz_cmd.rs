@@ -378,7 +378,7 @@ fn print_live(shared: &Shared, started: Instant, live: bool) {
         .iter()
         .map(|((kind, rule), t)| format!("{rule} {kind} {}", t.count))
         .collect();
-    let line = format!(
+    let said = format!(
         "fuzz: {judged} streams, {rate:.0}/s; findings: {}",
         if found.is_empty() {
             "none".to_owned()
@@ -387,9 +387,9 @@ fn print_live(shared: &Shared, started: Instant, live: bool) {
         }
     );
     if live {
-        eprint!("\r\x1b[2K{line}");
+        eprint!("\r\x1b[2K{said}");
     } else {
-        eprintln!("{line}");
+        eprintln!("{said}");
     }
 }
 
