@@ -2,7 +2,7 @@
 //! protocol (validator and reader roles) and in one-shot mode, and their ratio.
 //!
 //! `cargo bench -p asr-ctk --bench fuzz` runs the release `asr-ctk fuzz --adapter reference
-//! --jobs 2` (one job a core of the 2-core machine the figures in the README come from)
+//! --jobs 2` (one job a core of the 2-core machine the figures in docs/fuzzing.md come from)
 //! several times for each setting and prints the median rate. Options after `--`: `--runs N`
 //! (default 3), `--jobs N` (default 2).
 

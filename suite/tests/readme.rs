@@ -1,10 +1,10 @@
-//! The README's example of the library is `examples/library.rs`, line for line, so that what
-//! the README shows compiles and runs.
+//! The documented example of the library (docs/reference.md) is `examples/library.rs`, line
+//! for line, so that what the page shows compiles and runs.
 
 #[test]
-fn the_readme_shows_the_library_example_as_it_is() {
+fn the_reference_page_shows_the_library_example_as_it_is() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("../README.md")).expect("README");
+    let readme = std::fs::read_to_string(root.join("../docs/reference.md")).expect("the page");
     let section = readme
         .split("## The library, for Rust implementers")
         .nth(1)

@@ -812,10 +812,27 @@ fn a_pretty_printed_document_is_told_it_is_no_json_lines() {
     assert!(!text.contains("JSON Lines"), "{text}");
 }
 
-/// Every count README.md and fuzz/README.md quote is the count of what is there now.
+/// README.md and the pages of docs/, as one text.
+fn documentation() -> String {
+    let root = crate::helpers::root();
+    let mut text = std::fs::read_to_string(root.join("README.md")).expect("README");
+    let mut pages: Vec<_> = std::fs::read_dir(root.join("docs"))
+        .expect("docs/")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    pages.sort();
+    for page in pages {
+        text.push_str(&std::fs::read_to_string(page).expect("a page"));
+    }
+    text
+}
+
+/// Every count README.md, docs/ and fuzz/README.md quote is the count of what is there now.
 #[test]
 fn the_counts_the_readmes_quote_are_true() {
-    let readme = std::fs::read_to_string(crate::helpers::root().join("README.md")).expect("README");
+    let readme = documentation();
     let fuzz_readme =
         std::fs::read_to_string(crate::helpers::root().join("fuzz/README.md")).expect("README");
     let word = |w: &str| -> usize {
@@ -848,7 +865,10 @@ fn the_counts_the_readmes_quote_are_true() {
                 .into_owned()
         })
         .collect::<std::collections::BTreeSet<_>>();
-    assert_eq!(quoted(&readme, "cargo-fuzz targets"), targets.len());
+    assert_eq!(
+        quoted(&readme, "cargo-fuzz targets for the kit"),
+        targets.len()
+    );
     assert_eq!(
         quoted(&fuzz_readme, ", with the address sanitizer"),
         targets.len()
@@ -888,4 +908,54 @@ fn the_counts_the_readmes_quote_are_true() {
         })
         .count();
     assert_eq!(quoted(&readme, "plausible misreadings"), misreadings);
+}
+
+/// The README's first screen says what the kit is, gives the two commands, and links to a
+/// page for each kind of user; every relative link in the README and the pages resolves.
+#[test]
+fn the_readme_is_one_screen_and_every_link_resolves() {
+    let root = crate::helpers::root();
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
+    assert!(
+        readme.lines().count() <= 60,
+        "{} lines",
+        readme.lines().count()
+    );
+    for command in [
+        "cargo run --release -p asr-ctk -- run",
+        "cargo test --workspace",
+    ] {
+        assert!(readme.contains(command), "{command}");
+    }
+    let ci = std::fs::read_to_string(root.join(".ci/run")).expect(".ci/run");
+    assert!(
+        ci.lines().any(|l| l.trim() == "cargo test --workspace"),
+        "{ci}"
+    );
+    for page in ["certify", "producers", "readers", "fuzzing", "reference"] {
+        assert!(readme.contains(&format!("(docs/{page}.md)")), "{page}");
+    }
+    let mut pages = vec![root.join("README.md"), root.join("PROTOCOL.md")];
+    pages.extend(
+        std::fs::read_dir(root.join("docs"))
+            .expect("docs/")
+            .flatten()
+            .map(|e| e.path()),
+    );
+    for page in pages {
+        let text = std::fs::read_to_string(&page).expect("a page");
+        let dir = page.parent().expect("a directory");
+        for link in text.split("](").skip(1) {
+            let target = link.split(')').next().unwrap_or("");
+            let target = target.split('#').next().unwrap_or("");
+            if target.is_empty() || target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            assert!(
+                dir.join(target).exists(),
+                "{}: a link to {target} that is not there",
+                page.display()
+            );
+        }
+    }
 }
