@@ -370,23 +370,35 @@ pub struct RuleResult {
     pub levels: Vec<String>,
     /// Whom it binds.
     pub roles: Vec<String>,
-    /// Cases naming it that were run or skipped (cases not run are not counted).
+    /// Cases naming it that were run or skipped (cases not run are not counted). They are
+    /// partitioned by outcome: `passed + failed + non_strict + skipped + errored == cases`.
     pub cases: usize,
     /// Of those: passed.
     pub passed: usize,
-    /// Cases (of any rule) with a failure charged to this rule.
+    /// Of those: failed (outcome `fail`), whatever rule the failure was charged to: a case of
+    /// this rule that failed only because the answer broke another rule is counted here, and
+    /// the rule's verdict does not hold it against the rule.
     pub failed: usize,
-    /// Of those: a finding of this rule the stream calls for was missing.
+    /// Of those: non-strict (the answer differs only on the kit's decisions, or only a
+    /// warning was missed).
+    pub non_strict: usize,
+    /// Of those: skipped.
+    pub skipped: usize,
+    /// Of those: errored, timed out, crashed or broke the protocol.
+    pub errored: usize,
+    /// Cases that do not name this rule with a failure charged to it (an error under this
+    /// rule in the answer to another rule's case): outside the partition of `cases`, and held
+    /// against the rule's verdict.
+    pub charged_from_others: usize,
+    /// Cases (naming the rule or not) with a failure charged to this rule in which a finding
+    /// of this rule the stream calls for was missing.
     pub lenient: usize,
-    /// Of those: an error under this rule the stream does not call for.
+    /// Cases (naming the rule or not) with a failure charged to this rule that is an error
+    /// under it the stream does not call for.
     pub over_strict: usize,
     /// The kit's decisions the implementation decides otherwise on, for this rule.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub decisions: Vec<String>,
-    /// Skipped.
-    pub skipped: usize,
-    /// Errored, timed out, crashed or broke the protocol.
-    pub errored: usize,
     /// The verdict.
     pub verdict: RuleVerdict,
     /// The same, over the cases of each role that has any (a validator's, a reader's and a
@@ -399,16 +411,21 @@ pub struct RuleResult {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RoleResult {
-    /// Cases of the role naming the rule, run or skipped.
+    /// Cases of the role naming the rule, run or skipped, partitioned as
+    /// [`RuleResult::cases`] is.
     pub cases: usize,
     /// Of those: passed.
     pub passed: usize,
-    /// Cases of the role with a failure charged to the rule.
+    /// Of those: failed, whatever rule the failure was charged to.
     pub failed: usize,
-    /// Skipped.
+    /// Of those: non-strict.
+    pub non_strict: usize,
+    /// Of those: skipped.
     pub skipped: usize,
-    /// Errored, timed out, crashed or broke the protocol.
+    /// Of those: errored, timed out, crashed or broke the protocol.
     pub errored: usize,
+    /// Cases of the role that do not name the rule with a failure charged to it.
+    pub charged_from_others: usize,
     /// The verdict over them.
     pub verdict: RuleVerdict,
 }
@@ -574,7 +591,7 @@ fn rule_results(
             ] {
                 let applicable = roles.contains(&role) && plays_one(role, &binds);
                 let one = tally(&rule, cases, Some(role), applicable, must);
-                if one.cases + one.failed > 0 {
+                if one.cases + one.charged_from_others > 0 {
                     by_role.insert(role, one.role_result());
                 }
             }
@@ -585,11 +602,13 @@ fn rule_results(
                 cases: all.cases,
                 passed: all.passed,
                 failed: all.failed,
+                non_strict: all.non_strict,
+                skipped: all.skipped,
+                errored: all.errored,
+                charged_from_others: all.charged_from_others,
                 lenient: all.lenient,
                 over_strict: all.over_strict,
                 decisions: all.decisions,
-                skipped: all.skipped,
-                errored: all.errored,
                 verdict: all.verdict,
                 by_role,
             }
@@ -611,11 +630,13 @@ struct Tally {
     cases: usize,
     passed: usize,
     failed: usize,
+    non_strict: usize,
+    skipped: usize,
+    errored: usize,
+    charged_from_others: usize,
     lenient: usize,
     over_strict: usize,
     decisions: Vec<String>,
-    skipped: usize,
-    errored: usize,
     verdict: RuleVerdict,
 }
 
@@ -625,8 +646,10 @@ impl Tally {
             cases: self.cases,
             passed: self.passed,
             failed: self.failed,
+            non_strict: self.non_strict,
             skipped: self.skipped,
             errored: self.errored,
+            charged_from_others: self.charged_from_others,
             verdict: self.verdict,
         }
     }
@@ -649,6 +672,8 @@ fn tally(
         .collect();
     let count = |f: &dyn Fn(Outcome) -> bool| mine.iter().filter(|c| f(c.outcome)).count();
     let passed = count(&|o| o == Outcome::Pass);
+    let failed = count(&|o| o == Outcome::Fail);
+    let non_strict = count(&|o| o == Outcome::NonStrict);
     let skipped = count(&|o| o == Outcome::Skipped);
     let errored = count(&|o| o.is_failure() && o != Outcome::Fail);
     let not_run = count(&|o| o == Outcome::NotRun);
@@ -668,7 +693,17 @@ fn tally(
         names.dedup();
         names.len()
     };
-    let failed = cases_with(&|_| true);
+    let charged_cases = cases_with(&|_| true);
+    let charged_from_others = {
+        let mut names: Vec<(&str, ProtocolRole)> = charged
+            .iter()
+            .filter(|(c, _)| !c.rules.iter().any(|r| r == rule))
+            .map(|(c, _)| (c.name.as_str(), c.role))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names.len()
+    };
     let lenient = cases_with(&|a| a.kind == Failure::Lenient);
     let over_strict = cases_with(&|a| a.kind == Failure::OverStrict);
     let hard = cases_with(&Attribution::is_hard);
@@ -682,7 +717,7 @@ fn tally(
         RuleVerdict::NotApplicable
     } else if (hard > 0 || errored > 0) && must {
         RuleVerdict::NonConformant
-    } else if failed + errored > 0 {
+    } else if charged_cases + errored > 0 {
         RuleVerdict::NonStrict
     } else if passed == 0 {
         RuleVerdict::Untested
@@ -693,11 +728,13 @@ fn tally(
         cases: mine.len() - not_run,
         passed,
         failed,
+        non_strict,
+        skipped,
+        errored,
+        charged_from_others,
         lenient,
         over_strict,
         decisions,
-        skipped,
-        errored,
         verdict,
     }
 }
@@ -895,13 +932,32 @@ mod tests {
         assert_eq!(
             (
                 row("ASR-228").failed,
+                row("ASR-228").charged_from_others,
                 row("ASR-228").over_strict,
                 row("ASR-228").lenient
             ),
-            (1, 1, 0)
+            (0, 1, 1, 0),
+            "the culprit's own case passed; the failure is charged from another's"
         );
         assert_eq!((row("ASR-231").failed, row("ASR-231").lenient), (1, 1));
-        assert_eq!(row("ASR-210").failed, 0);
+        assert_eq!(
+            (
+                row("ASR-210").cases,
+                row("ASR-210").failed,
+                row("ASR-210").passed
+            ),
+            (2, 1, 1),
+            "a case failed under another rule stays in its own rule's row"
+        );
+        assert_eq!(row("ASR-210").charged_from_others, 0);
+        for r in &table {
+            assert_eq!(
+                r.passed + r.failed + r.non_strict + r.skipped + r.errored,
+                r.cases,
+                "{}",
+                r.rule
+            );
+        }
     }
 
     #[test]
@@ -915,6 +971,11 @@ mod tests {
         let row = table.iter().find(|r| r.rule == "ASR-406").expect("a row");
         assert_eq!(row.verdict, RuleVerdict::NonStrict);
         assert_eq!(row.decisions, ["unresolved-form"]);
+        assert_eq!(
+            (row.cases, row.non_strict, row.failed),
+            (1, 1, 0),
+            "a non-strict case is counted in its row"
+        );
         assert!(!Outcome::NonStrict.is_failure());
     }
 }

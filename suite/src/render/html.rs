@@ -278,11 +278,12 @@ mod tests {
         assert!(page.contains("<span class=\"del\">-valid: false</span>"));
         assert!(page.contains(
             "<thead><tr><th>Rule</th><th>Levels</th><th>Verdict</th><th>Cases</th><th>Passed</th>\
-             <th>Failed</th><th>Lenient</th><th>Over-strict</th><th>Skipped</th><th>Errored</th></tr></thead>"
+             <th>Failed</th><th>Non-strict</th><th>Skipped</th><th>Errored</th><th>Charged from other cases</th>\
+             <th>Lenient</th><th>Over-strict</th></tr></thead>"
         ));
         assert!(page.contains(
             "<tr><td>ASR-231</td><td>MUST</td><td><span class=\"verdict v-non-conformant\">non-conformant</span></td>\
-             <td>1</td><td>0</td><td>1</td><td>1</td><td>0</td><td>0</td><td>0</td></tr>"
+             <td>1</td><td>0</td><td>1</td><td>0</td><td>0</td><td>0</td><td>0</td><td>1</td><td>0</td></tr>"
         ), "{page}");
         assert!(page.contains("<span class=\"verdict v-conformant\">conformant</span>"));
         assert!(page.contains("<span class=\"verdict v-non-strict\">non-strict</span>"));

@@ -270,13 +270,15 @@ mod tests {
         assert!(md.contains("**Totals:** 1 pass, 1 fail, 0 non-strict, 1 skipped, 0 error, 1 timeout, 0 crash, 1 protocol-error"), "{md}");
         assert!(
             md.contains(
-                "| Rule | Levels | Verdict | Cases | Passed | Failed | Lenient | Over-strict | Skipped | Errored |\n\
-                 | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+                "| Rule | Levels | Verdict | Cases | Passed | Failed | Non-strict | Skipped | Errored | Charged from other cases | Lenient | Over-strict |\n\
+                 | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
             ),
             "{md}"
         );
         assert!(
-            md.contains("| ASR-231 | MUST | non-conformant | 1 | 0 | 1 | 1 | 0 | 0 | 0 |\n"),
+            md.contains(
+                "| ASR-231 | MUST | non-conformant | 1 | 0 | 1 | 0 | 0 | 0 | 0 | 1 | 0 |\n"
+            ),
             "{md}"
         );
         assert!(md.contains("| ASR-412 | MUST | non-strict |"), "{md}");

@@ -98,22 +98,27 @@ struct RuleRow<'a> {
     /// Each role's verdict, when cases of more than one role name the rule
     /// (`validator conformant, producer non-conformant`; empty otherwise).
     by_role: String,
-    /// Cases, passed, failed, lenient, over-strict, skipped, errored.
-    counts: [usize; 7],
+    /// Cases; then their partition: passed, failed, non-strict, skipped, errored; then the
+    /// cases of other rules charged to this one, and of every charged case the lenient and the
+    /// over-strict.
+    counts: [usize; 9],
 }
 
-/// The headings of the rule table.
-const RULE_COLUMNS: [&str; 10] = [
+/// The headings of the rule table: the cases, the five columns that add up to them, then the
+/// failures charged to the rule from other rules' cases, which do not.
+const RULE_COLUMNS: [&str; 12] = [
     "Rule",
     "Levels",
     "Verdict",
     "Cases",
     "Passed",
     "Failed",
-    "Lenient",
-    "Over-strict",
+    "Non-strict",
     "Skipped",
     "Errored",
+    "Charged from other cases",
+    "Lenient",
+    "Over-strict",
 ];
 
 /// One failure charged to its rule, in words: `ASR-228 over-strict`, `no rule reading`,
@@ -180,10 +185,12 @@ impl<'a> RuleRow<'a> {
                 rule.cases,
                 rule.passed,
                 rule.failed,
-                rule.lenient,
-                rule.over_strict,
+                rule.non_strict,
                 rule.skipped,
                 rule.errored,
+                rule.charged_from_others,
+                rule.lenient,
+                rule.over_strict,
             ],
         }
     }
@@ -371,7 +378,11 @@ mod tests {
             ["ASR-212", "ASR-231", "ASR-217", "ASR-234", "ASR-412"],
             "a rule that binds no role played is left out"
         );
-        assert_eq!(view.rules[1].counts, [1, 0, 1, 1, 0, 0, 0]);
+        assert_eq!(view.rules[1].counts, [1, 0, 1, 0, 0, 0, 0, 1, 0]);
+        for row in &view.rules {
+            let [cases, partition @ .., _, _, _] = row.counts;
+            assert_eq!(partition.iter().sum::<usize>(), cases, "{}", row.id);
+        }
         let failures: Vec<Outcome> = view.failures.iter().map(|c| c.outcome).collect();
         assert_eq!(
             failures,
