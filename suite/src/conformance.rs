@@ -187,6 +187,91 @@ pub struct CaseResult {
     pub findings_not_kept: u64,
     /// Milliseconds from request to answer.
     pub millis: u64,
+    /// How the result stands against the run's expectations (`--expect`): a known failure,
+    /// a regression or an unexpected pass; absent when the run had none, or when there is
+    /// nothing to say (a pass no entry names, a skip).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expectation: Option<CaseExpectation>,
+}
+
+/// How one case's result stands against the run's expectations.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CaseExpectation {
+    /// Known, a regression, or an unexpected pass.
+    pub mark: ExpectationMark,
+    /// The outcome the entry that names the case records (absent: no entry names it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub known_as: Option<Outcome>,
+    /// The entry's reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The entry's link, where the failure is tracked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
+}
+
+impl CaseExpectation {
+    /// `REASON (LINK)`, or the reason alone, or nothing when no entry names the case.
+    pub fn reason_text(&self) -> String {
+        match (&self.reason, &self.link) {
+            (Some(reason), Some(link)) => format!("{reason} ({link})"),
+            (Some(reason), None) => reason.clone(),
+            (None, Some(link)) => link.clone(),
+            (None, None) => String::new(),
+        }
+    }
+}
+
+/// What a case's result is to the expectations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExpectationMark {
+    /// The outcome its entry records (a known failure, or a known skip): no regression.
+    Known,
+    /// A failure no entry names, or another outcome than its entry records: the gate fails.
+    Regression,
+    /// Passed (or non-strict) though its entry records a failure: the entry can go.
+    UnexpectedPass,
+}
+
+/// The run's expectations (`--expect`) and how its results compare with them: the gate's
+/// outcome, which every report states.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ExpectationsResult {
+    /// The implementation the expectations file is for (its `implementation`).
+    pub implementation: String,
+    /// `sha256:` and the digest of the expectations file.
+    pub digest: String,
+    /// Cases that failed as their entry records (known failures).
+    pub known_failures: usize,
+    /// Cases marked regressions.
+    pub regressions: usize,
+    /// Cases marked unexpected passes.
+    pub unexpected_passes: usize,
+}
+
+impl ExpectationsResult {
+    /// Whether the run matches the expectations: no regression.
+    pub fn matches(&self) -> bool {
+        self.regressions == 0
+    }
+
+    /// `matches the expectations: N known failures, M regressions, K unexpected passes`.
+    pub fn summary(&self) -> String {
+        format!(
+            "{}: {} known failures, {} regressions, {} unexpected passes",
+            if self.matches() {
+                "matches the expectations"
+            } else {
+                "does not match the expectations"
+            },
+            self.known_failures,
+            self.regressions,
+            self.unexpected_passes
+        )
+    }
 }
 
 #[expect(
@@ -248,6 +333,7 @@ impl CaseResult {
             unknown_rules: Vec::new(),
             findings_not_kept: 0,
             millis: 0,
+            expectation: None,
         }
     }
 
@@ -275,6 +361,14 @@ impl CaseResult {
         }
         if let Some(stderr) = &mut self.stderr {
             cap_end(stderr, kept);
+        }
+        if let Some(expectation) = &mut self.expectation {
+            for text in [&mut expectation.reason, &mut expectation.link]
+                .into_iter()
+                .flatten()
+            {
+                cap_start(text, kept);
+            }
         }
     }
 
@@ -505,6 +599,10 @@ pub struct RunReport {
     /// Why not every selected case was run, when some were not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub incomplete: Option<String>,
+    /// The expectations the run was compared with (`--expect`), and the counts of the
+    /// cases' marks ([`CaseResult::expectation`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expectations: Option<ExpectationsResult>,
 }
 
 impl RunReport {
@@ -532,9 +630,36 @@ impl RunReport {
             cases,
             interrupted: false,
             incomplete: None,
+            expectations: None,
         };
         report.summarize(Catalog::embedded());
         Ok(report)
+    }
+
+    /// Compares the cases with `expectations`, marks each case and states the outcome in
+    /// [`RunReport::expectations`].
+    pub fn compare_with(
+        &mut self,
+        expectations: &crate::expectations::Expectations,
+    ) -> crate::expectations::Comparison {
+        let name = self
+            .adapter
+            .implementation
+            .as_ref()
+            .map(|i| i.name.as_str());
+        let mut comparison = crate::expectations::compare_cases(expectations, name, &self.cases);
+        for (case, mark) in self.cases.iter_mut().zip(comparison.marks.drain(..)) {
+            case.expectation = mark;
+        }
+        self.expectations = Some(ExpectationsResult {
+            implementation: expectations.implementation.clone(),
+            digest: expectations.digest.clone(),
+            known_failures: 0,
+            regressions: 0,
+            unexpected_passes: 0,
+        });
+        self.count_marks();
+        comparison
     }
 
     /// Recomputes totals and rule verdicts from the cases.
@@ -546,6 +671,26 @@ impl RunReport {
             *self.totals.entry(case.outcome).or_default() += 1;
         }
         self.rules = rule_results(catalog, &self.cases, &self.adapter.roles);
+        self.count_marks();
+    }
+
+    /// The expectations' counts, from the cases' marks (a merge's too).
+    fn count_marks(&mut self) {
+        let Some(expectations) = &mut self.expectations else {
+            return;
+        };
+        let marked = |mark: ExpectationMark, failing: bool| {
+            self.cases
+                .iter()
+                .filter(|c| {
+                    c.expectation.as_ref().is_some_and(|e| e.mark == mark)
+                        && (!failing || c.outcome.is_failure())
+                })
+                .count()
+        };
+        expectations.known_failures = marked(ExpectationMark::Known, true);
+        expectations.regressions = marked(ExpectationMark::Regression, false);
+        expectations.unexpected_passes = marked(ExpectationMark::UnexpectedPass, false);
     }
 
     /// Whether any case failed in any way.

@@ -55,6 +55,24 @@ pub fn html(report: &RunReport) -> String {
     }
     out.push_str("</ul>\n");
 
+    if !view.marked.is_empty() {
+        out.push_str("<h2>Against the expectations</h2>\n<ul class=\"marked\">\n");
+        for m in &view.marked {
+            let _ = write!(
+                out,
+                "<li>{}: <code>{}</code> ({})",
+                m.mark,
+                esc(&m.case.name),
+                m.case.outcome.as_str()
+            );
+            if !m.reason.is_empty() {
+                let _ = write!(out, ": {}", esc(&m.reason));
+            }
+            out.push_str("</li>\n");
+        }
+        out.push_str("</ul>\n");
+    }
+
     out.push_str("<h2>Rules</h2>\n");
     if view.rules.is_empty() {
         let _ = writeln!(out, "<p>{NO_RULE_APPLIES}</p>");

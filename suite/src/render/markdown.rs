@@ -49,6 +49,24 @@ pub fn markdown(report: &RunReport) -> String {
         );
     }
 
+    if !view.marked.is_empty() {
+        out.push_str("## Against the expectations\n\n");
+        for m in &view.marked {
+            let _ = write!(
+                out,
+                "- {}: {} ({})",
+                m.mark,
+                code_span(&m.case.name),
+                m.case.outcome.as_str()
+            );
+            if !m.reason.is_empty() {
+                let _ = write!(out, ": {}", md_text(&m.reason));
+            }
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+
     out.push_str("## Rules\n\n");
     if view.rules.is_empty() {
         let _ = writeln!(out, "{NO_RULE_APPLIES}");
