@@ -193,17 +193,16 @@ mod tests {
         assert!(c.regressions[1].starts_with("new (fail)"));
         assert_eq!(c.unexpected_passes.len(), 2, "{:?}", c.unexpected_passes);
         assert_eq!(c.other_implementation.as_deref(), Some("x"));
-        use ExpectationMark::{Known, Regression, UnexpectedPass};
         let marks: Vec<Option<ExpectationMark>> =
             c.marks.iter().map(|m| m.as_ref().map(|m| m.mark)).collect();
         assert_eq!(
             marks,
             [
-                Some(Known),
-                Some(Regression),
-                Some(UnexpectedPass),
-                Some(UnexpectedPass),
-                Some(Regression),
+                Some(ExpectationMark::Known),
+                Some(ExpectationMark::Regression),
+                Some(ExpectationMark::UnexpectedPass),
+                Some(ExpectationMark::UnexpectedPass),
+                Some(ExpectationMark::Regression),
                 None
             ]
         );
