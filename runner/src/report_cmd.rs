@@ -124,6 +124,17 @@ pub fn run(command: &ReportCommand) -> Result<u8> {
                         "{shown}: another kit version or implementation than the first report: not shards of one run",
                     );
                 }
+                // The gate's outcome is only one outcome if every shard was held to one file.
+                let held_to = |r: &RunReport| {
+                    r.expectations
+                        .as_ref()
+                        .map(|e| (e.implementation.clone(), e.digest.clone()))
+                };
+                if held_to(all) != held_to(&report) {
+                    bail!(
+                        "{shown}: run against other expectations (--expect) than the first report, or only one of them was: not shards of one run",
+                    );
+                }
                 // Verified only if every shard ran on the kit's own corpus, verified.
                 all.corpus.verified &= report.corpus.verified;
                 if report.corpus.origin != all.corpus.origin {

@@ -187,6 +187,91 @@ pub struct CaseResult {
     pub findings_not_kept: u64,
     /// Milliseconds from request to answer.
     pub millis: u64,
+    /// How the result stands against the run's expectations (`--expect`): a known failure,
+    /// a regression or an unexpected pass; absent when the run had none, or when there is
+    /// nothing to say (a pass no entry names, a skip).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expectation: Option<CaseExpectation>,
+}
+
+/// How one case's result stands against the run's expectations.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CaseExpectation {
+    /// Known, a regression, or an unexpected pass.
+    pub mark: ExpectationMark,
+    /// The outcome the entry that names the case records (absent: no entry names it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub known_as: Option<Outcome>,
+    /// The entry's reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The entry's link, where the failure is tracked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
+}
+
+impl CaseExpectation {
+    /// `REASON (LINK)`, or the reason alone, or nothing when no entry names the case.
+    pub fn reason_text(&self) -> String {
+        match (&self.reason, &self.link) {
+            (Some(reason), Some(link)) => format!("{reason} ({link})"),
+            (Some(reason), None) => reason.clone(),
+            (None, Some(link)) => link.clone(),
+            (None, None) => String::new(),
+        }
+    }
+}
+
+/// What a case's result is to the expectations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExpectationMark {
+    /// The outcome its entry records (a known failure, or a known skip): no regression.
+    Known,
+    /// A failure no entry names, or another outcome than its entry records: the gate fails.
+    Regression,
+    /// Passed (or non-strict) though its entry records a failure: the entry can go.
+    UnexpectedPass,
+}
+
+/// The run's expectations (`--expect`) and how its results compare with them: the gate's
+/// outcome, which every report states.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ExpectationsResult {
+    /// The implementation the expectations file is for (its `implementation`).
+    pub implementation: String,
+    /// `sha256:` and the digest of the expectations file.
+    pub digest: String,
+    /// Cases that failed as their entry records (known failures).
+    pub known_failures: usize,
+    /// Cases marked regressions.
+    pub regressions: usize,
+    /// Cases marked unexpected passes.
+    pub unexpected_passes: usize,
+}
+
+impl ExpectationsResult {
+    /// Whether the run matches the expectations: no regression.
+    pub fn matches(&self) -> bool {
+        self.regressions == 0
+    }
+
+    /// `matches the expectations: N known failures, M regressions, K unexpected passes`.
+    pub fn summary(&self) -> String {
+        format!(
+            "{}: {} known failures, {} regressions, {} unexpected passes",
+            if self.matches() {
+                "matches the expectations"
+            } else {
+                "does not match the expectations"
+            },
+            self.known_failures,
+            self.regressions,
+            self.unexpected_passes
+        )
+    }
 }
 
 #[expect(
@@ -248,6 +333,7 @@ impl CaseResult {
             unknown_rules: Vec::new(),
             findings_not_kept: 0,
             millis: 0,
+            expectation: None,
         }
     }
 
@@ -275,6 +361,14 @@ impl CaseResult {
         }
         if let Some(stderr) = &mut self.stderr {
             cap_end(stderr, kept);
+        }
+        if let Some(expectation) = &mut self.expectation {
+            for text in [&mut expectation.reason, &mut expectation.link]
+                .into_iter()
+                .flatten()
+            {
+                cap_start(text, kept);
+            }
         }
     }
 
@@ -370,23 +464,35 @@ pub struct RuleResult {
     pub levels: Vec<String>,
     /// Whom it binds.
     pub roles: Vec<String>,
-    /// Cases naming it that were run or skipped (cases not run are not counted).
+    /// Cases naming it that were run or skipped (cases not run are not counted). They are
+    /// partitioned by outcome: `passed + failed + non_strict + skipped + errored == cases`.
     pub cases: usize,
     /// Of those: passed.
     pub passed: usize,
-    /// Cases (of any rule) with a failure charged to this rule.
+    /// Of those: failed (outcome `fail`), whatever rule the failure was charged to: a case of
+    /// this rule that failed only because the answer broke another rule is counted here, and
+    /// the rule's verdict does not hold it against the rule.
     pub failed: usize,
-    /// Of those: a finding of this rule the stream calls for was missing.
+    /// Of those: non-strict (the answer differs only on the kit's decisions, or only a
+    /// warning was missed).
+    pub non_strict: usize,
+    /// Of those: skipped.
+    pub skipped: usize,
+    /// Of those: errored, timed out, crashed or broke the protocol.
+    pub errored: usize,
+    /// Cases that do not name this rule with a failure charged to it (an error under this
+    /// rule in the answer to another rule's case): outside the partition of `cases`, and held
+    /// against the rule's verdict.
+    pub charged_from_others: usize,
+    /// Cases (naming the rule or not) with a failure charged to this rule in which a finding
+    /// of this rule the stream calls for was missing.
     pub lenient: usize,
-    /// Of those: an error under this rule the stream does not call for.
+    /// Cases (naming the rule or not) with a failure charged to this rule that is an error
+    /// under it the stream does not call for.
     pub over_strict: usize,
     /// The kit's decisions the implementation decides otherwise on, for this rule.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub decisions: Vec<String>,
-    /// Skipped.
-    pub skipped: usize,
-    /// Errored, timed out, crashed or broke the protocol.
-    pub errored: usize,
     /// The verdict.
     pub verdict: RuleVerdict,
     /// The same, over the cases of each role that has any (a validator's, a reader's and a
@@ -399,16 +505,21 @@ pub struct RuleResult {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RoleResult {
-    /// Cases of the role naming the rule, run or skipped.
+    /// Cases of the role naming the rule, run or skipped, partitioned as
+    /// [`RuleResult::cases`] is.
     pub cases: usize,
     /// Of those: passed.
     pub passed: usize,
-    /// Cases of the role with a failure charged to the rule.
+    /// Of those: failed, whatever rule the failure was charged to.
     pub failed: usize,
-    /// Skipped.
+    /// Of those: non-strict.
+    pub non_strict: usize,
+    /// Of those: skipped.
     pub skipped: usize,
-    /// Errored, timed out, crashed or broke the protocol.
+    /// Of those: errored, timed out, crashed or broke the protocol.
     pub errored: usize,
+    /// Cases of the role that do not name the rule with a failure charged to it.
+    pub charged_from_others: usize,
     /// The verdict over them.
     pub verdict: RuleVerdict,
 }
@@ -488,6 +599,10 @@ pub struct RunReport {
     /// Why not every selected case was run, when some were not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub incomplete: Option<String>,
+    /// The expectations the run was compared with (`--expect`), and the counts of the
+    /// cases' marks ([`CaseResult::expectation`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expectations: Option<ExpectationsResult>,
 }
 
 impl RunReport {
@@ -515,9 +630,36 @@ impl RunReport {
             cases,
             interrupted: false,
             incomplete: None,
+            expectations: None,
         };
         report.summarize(Catalog::embedded());
         Ok(report)
+    }
+
+    /// Compares the cases with `expectations`, marks each case and states the outcome in
+    /// [`RunReport::expectations`].
+    pub fn compare_with(
+        &mut self,
+        expectations: &crate::expectations::Expectations,
+    ) -> crate::expectations::Comparison {
+        let name = self
+            .adapter
+            .implementation
+            .as_ref()
+            .map(|i| i.name.as_str());
+        let mut comparison = crate::expectations::compare_cases(expectations, name, &self.cases);
+        for (case, mark) in self.cases.iter_mut().zip(comparison.marks.drain(..)) {
+            case.expectation = mark;
+        }
+        self.expectations = Some(ExpectationsResult {
+            implementation: expectations.implementation.clone(),
+            digest: expectations.digest.clone(),
+            known_failures: 0,
+            regressions: 0,
+            unexpected_passes: 0,
+        });
+        self.count_marks();
+        comparison
     }
 
     /// Recomputes totals and rule verdicts from the cases.
@@ -529,6 +671,26 @@ impl RunReport {
             *self.totals.entry(case.outcome).or_default() += 1;
         }
         self.rules = rule_results(catalog, &self.cases, &self.adapter.roles);
+        self.count_marks();
+    }
+
+    /// The expectations' counts, from the cases' marks (a merge's too).
+    fn count_marks(&mut self) {
+        let Some(expectations) = &mut self.expectations else {
+            return;
+        };
+        let marked = |mark: ExpectationMark, failing: bool| {
+            self.cases
+                .iter()
+                .filter(|c| {
+                    c.expectation.as_ref().is_some_and(|e| e.mark == mark)
+                        && (!failing || c.outcome.is_failure())
+                })
+                .count()
+        };
+        expectations.known_failures = marked(ExpectationMark::Known, true);
+        expectations.regressions = marked(ExpectationMark::Regression, false);
+        expectations.unexpected_passes = marked(ExpectationMark::UnexpectedPass, false);
     }
 
     /// Whether any case failed in any way.
@@ -574,7 +736,7 @@ fn rule_results(
             ] {
                 let applicable = roles.contains(&role) && plays_one(role, &binds);
                 let one = tally(&rule, cases, Some(role), applicable, must);
-                if one.cases + one.failed > 0 {
+                if one.cases + one.charged_from_others > 0 {
                     by_role.insert(role, one.role_result());
                 }
             }
@@ -585,11 +747,13 @@ fn rule_results(
                 cases: all.cases,
                 passed: all.passed,
                 failed: all.failed,
+                non_strict: all.non_strict,
+                skipped: all.skipped,
+                errored: all.errored,
+                charged_from_others: all.charged_from_others,
                 lenient: all.lenient,
                 over_strict: all.over_strict,
                 decisions: all.decisions,
-                skipped: all.skipped,
-                errored: all.errored,
                 verdict: all.verdict,
                 by_role,
             }
@@ -611,11 +775,13 @@ struct Tally {
     cases: usize,
     passed: usize,
     failed: usize,
+    non_strict: usize,
+    skipped: usize,
+    errored: usize,
+    charged_from_others: usize,
     lenient: usize,
     over_strict: usize,
     decisions: Vec<String>,
-    skipped: usize,
-    errored: usize,
     verdict: RuleVerdict,
 }
 
@@ -625,8 +791,10 @@ impl Tally {
             cases: self.cases,
             passed: self.passed,
             failed: self.failed,
+            non_strict: self.non_strict,
             skipped: self.skipped,
             errored: self.errored,
+            charged_from_others: self.charged_from_others,
             verdict: self.verdict,
         }
     }
@@ -649,6 +817,8 @@ fn tally(
         .collect();
     let count = |f: &dyn Fn(Outcome) -> bool| mine.iter().filter(|c| f(c.outcome)).count();
     let passed = count(&|o| o == Outcome::Pass);
+    let failed = count(&|o| o == Outcome::Fail);
+    let non_strict = count(&|o| o == Outcome::NonStrict);
     let skipped = count(&|o| o == Outcome::Skipped);
     let errored = count(&|o| o.is_failure() && o != Outcome::Fail);
     let not_run = count(&|o| o == Outcome::NotRun);
@@ -668,7 +838,17 @@ fn tally(
         names.dedup();
         names.len()
     };
-    let failed = cases_with(&|_| true);
+    let charged_cases = cases_with(&|_| true);
+    let charged_from_others = {
+        let mut names: Vec<(&str, ProtocolRole)> = charged
+            .iter()
+            .filter(|(c, _)| !c.rules.iter().any(|r| r == rule))
+            .map(|(c, _)| (c.name.as_str(), c.role))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names.len()
+    };
     let lenient = cases_with(&|a| a.kind == Failure::Lenient);
     let over_strict = cases_with(&|a| a.kind == Failure::OverStrict);
     let hard = cases_with(&Attribution::is_hard);
@@ -682,7 +862,7 @@ fn tally(
         RuleVerdict::NotApplicable
     } else if (hard > 0 || errored > 0) && must {
         RuleVerdict::NonConformant
-    } else if failed + errored > 0 {
+    } else if charged_cases + errored > 0 {
         RuleVerdict::NonStrict
     } else if passed == 0 {
         RuleVerdict::Untested
@@ -693,11 +873,13 @@ fn tally(
         cases: mine.len() - not_run,
         passed,
         failed,
+        non_strict,
+        skipped,
+        errored,
+        charged_from_others,
         lenient,
         over_strict,
         decisions,
-        skipped,
-        errored,
         verdict,
     }
 }
@@ -895,13 +1077,32 @@ mod tests {
         assert_eq!(
             (
                 row("ASR-228").failed,
+                row("ASR-228").charged_from_others,
                 row("ASR-228").over_strict,
                 row("ASR-228").lenient
             ),
-            (1, 1, 0)
+            (0, 1, 1, 0),
+            "the culprit's own case passed; the failure is charged from another's"
         );
         assert_eq!((row("ASR-231").failed, row("ASR-231").lenient), (1, 1));
-        assert_eq!(row("ASR-210").failed, 0);
+        assert_eq!(
+            (
+                row("ASR-210").cases,
+                row("ASR-210").failed,
+                row("ASR-210").passed
+            ),
+            (2, 1, 1),
+            "a case failed under another rule stays in its own rule's row"
+        );
+        assert_eq!(row("ASR-210").charged_from_others, 0);
+        for r in &table {
+            assert_eq!(
+                r.passed + r.failed + r.non_strict + r.skipped + r.errored,
+                r.cases,
+                "{}",
+                r.rule
+            );
+        }
     }
 
     #[test]
@@ -915,6 +1116,11 @@ mod tests {
         let row = table.iter().find(|r| r.rule == "ASR-406").expect("a row");
         assert_eq!(row.verdict, RuleVerdict::NonStrict);
         assert_eq!(row.decisions, ["unresolved-form"]);
+        assert_eq!(
+            (row.cases, row.non_strict, row.failed),
+            (1, 1, 0),
+            "a non-strict case is counted in its row"
+        );
         assert!(!Outcome::NonStrict.is_failure());
     }
 }

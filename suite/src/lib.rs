@@ -23,6 +23,7 @@ mod compact;
 pub mod conformance;
 pub mod diagnostic;
 pub mod embedded;
+pub mod expectations;
 pub mod fidelity;
 pub mod files;
 pub mod fuzz;

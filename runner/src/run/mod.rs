@@ -180,6 +180,9 @@ pub fn run(args: &Args) -> Result<u8> {
     report.started_at = started_at;
     report.interrupted = supervise::interrupted();
     report.incomplete = driven.incomplete;
+    let check = expectations
+        .as_ref()
+        .map(|known| report.compare_with(known));
     let streams = stream_files(&root, &corpus);
     if let Some((fault, stderr)) = &driven.never_started {
         write::reports(&report, &streams, &args.out)?;
@@ -207,9 +210,6 @@ pub fn run(args: &Args) -> Result<u8> {
             || args.shard.is_some(),
     };
     let mut printed = write::summary(&report, &args.out, shown);
-    let check = expectations
-        .as_ref()
-        .map(|known| expect::compare(known, &report));
     if let (Some(check), Ok(())) = (&check, &printed) {
         printed = write::expectations(check);
     }

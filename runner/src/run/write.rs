@@ -95,30 +95,34 @@ pub fn summary(report: &RunReport, dir: &Path, shown: Shown) -> Result<()> {
 }
 
 fn rule_table(out: &mut impl Write, report: &RunReport, selected_only: bool) -> Result<()> {
+    // The five columns after `cases` add up to it; `other` (failures charged to the rule
+    // from other rules' cases) is outside them.
     writeln!(
         out,
-        "{:<10} {:<15} {:>5} {:>5} {:>5} {:>5} {:>5}",
-        "rule", "verdict", "cases", "pass", "fail", "skip", "error"
+        "{:<10} {:<15} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5}",
+        "rule", "verdict", "cases", "pass", "fail", "n-s", "skip", "error", "other"
     )?;
     for rule in &report.rules {
         // Untested rules are listed too, unless a selection was run: a rule without a case
         // run is a gap to see.
         if matches!(rule.verdict, RuleVerdict::NotApplicable)
-            || (selected_only && rule.cases + rule.failed == 0)
+            || (selected_only && rule.cases + rule.charged_from_others == 0)
         {
             continue;
         }
         let roles = by_role(rule);
         writeln!(
             out,
-            "{:<10} {:<15} {:>5} {:>5} {:>5} {:>5} {:>5}{}",
+            "{:<10} {:<15} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5}{}",
             rule.rule,
             rule.verdict.as_str(),
             rule.cases,
             rule.passed,
             rule.failed,
+            rule.non_strict,
             rule.skipped,
             rule.errored,
+            rule.charged_from_others,
             if roles.is_empty() {
                 String::new()
             } else {

@@ -259,3 +259,82 @@ fn what_a_merge_reads_is_bounded_and_merged_texts_are_cut() {
         assert!(size < 2 << 20, "{name} is {size} bytes");
     }
 }
+
+/// The shard `i/2` of a run of the reference over [`CASES`] held to the expectations `file`,
+/// its report in `dir/name`.
+fn expected_shard(dir: &Path, name: &str, i: u8, file: &Path) -> PathBuf {
+    let out = dir.join(name);
+    let (shard, file, out_text) = (
+        format!("{i}/2"),
+        file.to_string_lossy().into_owned(),
+        out.to_string_lossy().into_owned(),
+    );
+    let output = asr_ctk(&[
+        "run", "--quiet", "--case", CASES, "--shard", &shard, "--expect", &file, "--out", &out_text,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    out.join("report.json")
+}
+
+#[test]
+fn a_merge_keeps_the_expectations_and_refuses_shards_held_to_others() {
+    let dir = scratch("merge-expectations");
+    let file = dir.join("expect.json");
+    std::fs::write(
+        &file,
+        r#"{"implementation": "asr-ctk-reference", "known": [{"case": "messages/ASR-212/*", "outcome": "fail", "reason": "was broken once"}]}"#,
+    )
+    .expect("written");
+    let other = dir.join("other.json");
+    std::fs::write(
+        &other,
+        r#"{"implementation": "asr-ctk-reference", "known": [{"case": "messages/ASR-212/*", "outcome": "fail", "reason": "another reason"}]}"#,
+    )
+    .expect("written");
+    let first = expected_shard(&dir, "one", 1, &file);
+    let second = expected_shard(&dir, "two", 2, &file);
+    let passes = |path: &Path| json(path)["expectations"]["unexpectedPasses"].as_u64();
+    let (a, b) = (
+        passes(&first).expect("counted"),
+        passes(&second).expect("counted"),
+    );
+    assert!(a > 0 && b > 0, "every case of the shards passes: {a}, {b}");
+
+    let output = merge(&dir, &[&first, &second]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let merged = json(&dir.join("merged/report.json"));
+    assert_eq!(
+        merged["expectations"]["unexpectedPasses"].as_u64(),
+        Some(a + b)
+    );
+    assert_eq!(merged["expectations"]["regressions"], 0);
+    assert_eq!(
+        merged["expectations"]["digest"],
+        json(&first)["expectations"]["digest"]
+    );
+    let md = std::fs::read_to_string(dir.join("merged/report.md")).expect("report.md");
+    assert!(
+        md.contains(&format!(
+            "matches the expectations: 0 known failures, 0 regressions, {} unexpected passes",
+            a + b
+        )),
+        "{md}"
+    );
+
+    let held_to_other = expected_shard(&dir, "other", 2, &other);
+    let output = merge(&dir, &[&first, &held_to_other]);
+    assert_refused(&output, &["other expectations", "not shards of one run"]);
+    let mut without = json(&second);
+    without
+        .as_object_mut()
+        .expect("an object")
+        .remove("expectations");
+    for case in without["cases"].as_array_mut().expect("cases") {
+        case.as_object_mut()
+            .expect("an object")
+            .remove("expectation");
+    }
+    let without = write(&dir, "without.json", &without);
+    let output = merge(&dir, &[&first, &without]);
+    assert_refused(&output, &["other expectations"]);
+}

@@ -465,3 +465,53 @@ fn a_member_the_reading_does_not_define_is_noted_and_refused_by_validate_protoco
         report.cases[0]
     );
 }
+
+/// Every rule row of a real run's report, and every role's row within it: the columns that
+/// partition the rule's cases add up to them.
+#[test]
+fn the_partition_columns_of_every_rule_row_sum_to_its_cases() {
+    let runs: [(&str, &str, Option<String>); 3] = [
+        ("validator", "ASR-2*", None),
+        ("validator", "ASR-2*", Some(wrong("rejects_from_address"))),
+        ("reader", "ASR-4*", Some(wrong("unresolved_reversed"))),
+    ];
+    let mut charged_elsewhere = 0;
+    for (role, rules, adapter) in &runs {
+        let out = scratch(&format!("readers-partition-{role}-{}", adapter.is_some()));
+        let out_text = out.to_string_lossy().into_owned();
+        let mut args = vec![
+            "run", "--role", role, "--rule", rules, "--quiet", "--out", &out_text,
+        ];
+        if let Some(adapter) = adapter {
+            args.extend(["--adapter", adapter.as_str()]);
+        }
+        let output = asr_ctk(&args);
+        let report = crate::helpers::report_json_in(&out);
+        let rows = report["rules"].as_array().expect("rules");
+        assert!(!rows.is_empty(), "{output:?}");
+        let count = |row: &serde_json::Value, key: &str| row[key].as_u64().unwrap_or(0);
+        for row in rows {
+            let mut all = vec![(row["rule"].to_string(), row)];
+            if let Some(by_role) = row["byRole"].as_object() {
+                all.extend(
+                    by_role
+                        .iter()
+                        .map(|(r, x)| (format!("{} {r}", row["rule"]), x)),
+                );
+            }
+            for (name, counts) in all {
+                let sum: u64 = ["passed", "failed", "nonStrict", "skipped", "errored"]
+                    .iter()
+                    .map(|key| count(counts, key))
+                    .sum();
+                assert_eq!(sum, count(counts, "cases"), "{name}: {counts}");
+            }
+            charged_elsewhere += count(row, "chargedFromOthers");
+        }
+        crate::helpers::assert_report_meets_its_schema(&out);
+    }
+    assert!(
+        charged_elsewhere > 0,
+        "a wrong validator's failures are charged from other rules' cases"
+    );
+}

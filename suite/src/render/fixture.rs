@@ -92,6 +92,7 @@ pub fn report() -> RunReport {
         cases,
         interrupted: false,
         incomplete: None,
+        expectations: None,
     }
 }
 
@@ -116,12 +117,47 @@ fn rule(id: &str, verdict: RuleVerdict, counts: [usize; 4]) -> RuleResult {
         cases: passed + failed + skipped + errored,
         passed,
         failed,
+        non_strict: 0,
+        skipped,
+        errored,
+        charged_from_others: 0,
         lenient: failed,
         over_strict: 0,
         decisions: Vec::new(),
-        skipped,
-        errored,
         verdict,
         by_role: BTreeMap::new(),
     }
+}
+
+/// The fixture's report compared with expectations that know its three failures (fail,
+/// timeout, protocol-error), or, with `regressed`, only two of them: the protocol error is a
+/// regression then.
+pub fn expected(regressed: bool) -> RunReport {
+    use crate::expectations::{Expectations, Known};
+    let entry = |case: &str, outcome: Outcome, link: Option<&str>| Known {
+        case: Some(case.into()),
+        rule: None,
+        role: None,
+        outcome,
+        reason: format!("not yet {SCRIPT}"),
+        link: link.map(Into::into),
+    };
+    let mut known = vec![
+        entry(
+            "messages/ASR-231/n_bad_role",
+            Outcome::Fail,
+            Some("https://example.invalid/issues/1"),
+        ),
+        entry("messages/ASR-217/*", Outcome::Timeout, None),
+    ];
+    if !regressed {
+        known.push(entry("lineage/ASR-412/*", Outcome::ProtocolError, None));
+    }
+    let mut report = report();
+    report.compare_with(&Expectations {
+        implementation: "asr-go".into(),
+        known,
+        digest: crate::expectations::digest(b"{}"),
+    });
+    report
 }

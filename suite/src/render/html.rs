@@ -55,6 +55,24 @@ pub fn html(report: &RunReport) -> String {
     }
     out.push_str("</ul>\n");
 
+    if !view.marked.is_empty() {
+        out.push_str("<h2>Against the expectations</h2>\n<ul class=\"marked\">\n");
+        for m in &view.marked {
+            let _ = write!(
+                out,
+                "<li>{}: <code>{}</code> ({})",
+                m.mark,
+                esc(&m.case.name),
+                m.case.outcome.as_str()
+            );
+            if !m.reason.is_empty() {
+                let _ = write!(out, ": {}", esc(&m.reason));
+            }
+            out.push_str("</li>\n");
+        }
+        out.push_str("</ul>\n");
+    }
+
     out.push_str("<h2>Rules</h2>\n");
     if view.rules.is_empty() {
         let _ = writeln!(out, "<p>{NO_RULE_APPLIES}</p>");
@@ -278,11 +296,12 @@ mod tests {
         assert!(page.contains("<span class=\"del\">-valid: false</span>"));
         assert!(page.contains(
             "<thead><tr><th>Rule</th><th>Levels</th><th>Verdict</th><th>Cases</th><th>Passed</th>\
-             <th>Failed</th><th>Lenient</th><th>Over-strict</th><th>Skipped</th><th>Errored</th></tr></thead>"
+             <th>Failed</th><th>Non-strict</th><th>Skipped</th><th>Errored</th><th>Charged from other cases</th>\
+             <th>Lenient</th><th>Over-strict</th></tr></thead>"
         ));
         assert!(page.contains(
             "<tr><td>ASR-231</td><td>MUST</td><td><span class=\"verdict v-non-conformant\">non-conformant</span></td>\
-             <td>1</td><td>0</td><td>1</td><td>1</td><td>0</td><td>0</td><td>0</td></tr>"
+             <td>1</td><td>0</td><td>1</td><td>0</td><td>0</td><td>0</td><td>0</td><td>1</td><td>0</td></tr>"
         ), "{page}");
         assert!(page.contains("<span class=\"verdict v-conformant\">conformant</span>"));
         assert!(page.contains("<span class=\"verdict v-non-strict\">non-strict</span>"));

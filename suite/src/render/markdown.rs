@@ -49,6 +49,24 @@ pub fn markdown(report: &RunReport) -> String {
         );
     }
 
+    if !view.marked.is_empty() {
+        out.push_str("## Against the expectations\n\n");
+        for m in &view.marked {
+            let _ = write!(
+                out,
+                "- {}: {} ({})",
+                m.mark,
+                code_span(&m.case.name),
+                m.case.outcome.as_str()
+            );
+            if !m.reason.is_empty() {
+                let _ = write!(out, ": {}", md_text(&m.reason));
+            }
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+
     out.push_str("## Rules\n\n");
     if view.rules.is_empty() {
         let _ = writeln!(out, "{NO_RULE_APPLIES}");
@@ -270,13 +288,15 @@ mod tests {
         assert!(md.contains("**Totals:** 1 pass, 1 fail, 0 non-strict, 1 skipped, 0 error, 1 timeout, 0 crash, 1 protocol-error"), "{md}");
         assert!(
             md.contains(
-                "| Rule | Levels | Verdict | Cases | Passed | Failed | Lenient | Over-strict | Skipped | Errored |\n\
-                 | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+                "| Rule | Levels | Verdict | Cases | Passed | Failed | Non-strict | Skipped | Errored | Charged from other cases | Lenient | Over-strict |\n\
+                 | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
             ),
             "{md}"
         );
         assert!(
-            md.contains("| ASR-231 | MUST | non-conformant | 1 | 0 | 1 | 1 | 0 | 0 | 0 |\n"),
+            md.contains(
+                "| ASR-231 | MUST | non-conformant | 1 | 0 | 1 | 0 | 0 | 0 | 0 | 1 | 0 |\n"
+            ),
             "{md}"
         );
         assert!(md.contains("| ASR-412 | MUST | non-strict |"), "{md}");

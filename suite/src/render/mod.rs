@@ -24,7 +24,10 @@ pub use html::html;
 pub use junit::junit;
 pub use markdown::markdown;
 
-use crate::conformance::{CaseResult, CorpusOrigin, Outcome, RuleResult, RuleVerdict, RunReport};
+use crate::conformance::{
+    CaseExpectation, CaseResult, CorpusOrigin, ExpectationMark, Outcome, RuleResult, RuleVerdict,
+    RunReport,
+};
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
@@ -63,6 +66,17 @@ struct View<'a> {
     skipped: Vec<&'a CaseResult>,
     /// Why not every selected case was run, when some were not.
     incomplete: Option<&'a str>,
+    /// The cases the expectations mark (known failures, regressions, unexpected passes), in
+    /// report order; a known skip is no failure and is left out.
+    marked: Vec<Marked<'a>>,
+}
+
+/// One case the expectations mark, in words: `known failure`, and the entry's reason.
+struct Marked<'a> {
+    case: &'a CaseResult,
+    mark: &'static str,
+    /// `REASON (LINK)`, empty when no entry names the case.
+    reason: String,
 }
 
 /// One fact about the run.
@@ -98,22 +112,27 @@ struct RuleRow<'a> {
     /// Each role's verdict, when cases of more than one role name the rule
     /// (`validator conformant, producer non-conformant`; empty otherwise).
     by_role: String,
-    /// Cases, passed, failed, lenient, over-strict, skipped, errored.
-    counts: [usize; 7],
+    /// Cases; then their partition: passed, failed, non-strict, skipped, errored; then the
+    /// cases of other rules charged to this one, and of every charged case the lenient and the
+    /// over-strict.
+    counts: [usize; 9],
 }
 
-/// The headings of the rule table.
-const RULE_COLUMNS: [&str; 10] = [
+/// The headings of the rule table: the cases, the five columns that add up to them, then the
+/// failures charged to the rule from other rules' cases, which do not.
+const RULE_COLUMNS: [&str; 12] = [
     "Rule",
     "Levels",
     "Verdict",
     "Cases",
     "Passed",
     "Failed",
-    "Lenient",
-    "Over-strict",
+    "Non-strict",
     "Skipped",
     "Errored",
+    "Charged from other cases",
+    "Lenient",
+    "Over-strict",
 ];
 
 /// One failure charged to its rule, in words: `ASR-228 over-strict`, `no rule reading`,
@@ -159,8 +178,33 @@ impl<'a> View<'a> {
                 .filter(|c| matches!(c.outcome, Outcome::Skipped | Outcome::NotRun))
                 .collect(),
             incomplete: report.incomplete.as_deref(),
+            marked: report
+                .cases
+                .iter()
+                .filter_map(|case| {
+                    let e = case.expectation.as_ref()?;
+                    let mark = match e.mark {
+                        ExpectationMark::Known if case.outcome.is_failure() => "known failure",
+                        ExpectationMark::Known => return None,
+                        ExpectationMark::Regression => "regression",
+                        ExpectationMark::UnexpectedPass => "unexpected pass",
+                    };
+                    Some(Marked {
+                        case,
+                        mark,
+                        reason: e.reason_text(),
+                    })
+                })
+                .collect(),
         }
     }
+}
+
+/// Whether the expectations mark the case a known failure: a failure the gate lets pass.
+fn known_failure(case: &CaseResult) -> Option<&CaseExpectation> {
+    case.expectation
+        .as_ref()
+        .filter(|e| e.mark == ExpectationMark::Known && case.outcome.is_failure())
 }
 
 impl<'a> RuleRow<'a> {
@@ -180,10 +224,12 @@ impl<'a> RuleRow<'a> {
                 rule.cases,
                 rule.passed,
                 rule.failed,
-                rule.lenient,
-                rule.over_strict,
+                rule.non_strict,
                 rule.skipped,
                 rule.errored,
+                rule.charged_from_others,
+                rule.lenient,
+                rule.over_strict,
             ],
         }
     }
@@ -307,6 +353,21 @@ fn about(report: &RunReport) -> Vec<Row> {
             RowKind::Warning,
         ));
     }
+    if let Some(e) = &report.expectations {
+        rows.push(Row {
+            note: Some(format!("expectations for {}", e.implementation)),
+            ..row(
+                "Expectations",
+                "expectations",
+                e.summary(),
+                if e.matches() {
+                    RowKind::Text
+                } else {
+                    RowKind::Warning
+                },
+            )
+        });
+    }
     rows
 }
 
@@ -371,7 +432,11 @@ mod tests {
             ["ASR-212", "ASR-231", "ASR-217", "ASR-234", "ASR-412"],
             "a rule that binds no role played is left out"
         );
-        assert_eq!(view.rules[1].counts, [1, 0, 1, 1, 0, 0, 0]);
+        assert_eq!(view.rules[1].counts, [1, 0, 1, 0, 0, 0, 0, 1, 0]);
+        for row in &view.rules {
+            let [cases, partition @ .., _, _, _] = row.counts;
+            assert_eq!(partition.iter().sum::<usize>(), cases, "{}", row.id);
+        }
         let failures: Vec<Outcome> = view.failures.iter().map(|c| c.outcome).collect();
         assert_eq!(
             failures,
@@ -399,6 +464,93 @@ mod tests {
         let last = view.about.last().expect("rows");
         assert_eq!((last.key, last.kind), ("incomplete", RowKind::Warning));
         assert_eq!(view.incomplete, Some("interrupted"));
+    }
+
+    #[test]
+    fn every_format_states_the_expectations_outcome_and_marks_known_failures() {
+        let r = fixture::expected(false);
+        let said = "matches the expectations: 3 known failures, 0 regressions, 0 unexpected passes";
+        let md = markdown(&r);
+        assert!(
+            md.contains(&format!(
+                "- Expectations: {said} (expectations for asr-go)\n"
+            )),
+            "{md}"
+        );
+        assert!(
+            md.contains("## Against the expectations\n\n- known failure: `messages/ASR-231/n_bad_role` (fail): not yet \\<script\\>alert(1)\\</script\\> (https://example.invalid/issues/1)\n"),
+            "{md}"
+        );
+        let page = html(&r);
+        assert!(
+            page.contains(&format!(
+                "<dt>Expectations</dt><dd>{said} (expectations for asr-go)</dd>"
+            )),
+            "{page}"
+        );
+        assert!(
+            page.contains("<li>known failure: <code>messages/ASR-217/n_late</code> (timeout): not yet &lt;script&gt;"),
+            "{page}"
+        );
+        assert!(!page.contains("<script"));
+
+        let xml = junit(&r);
+        assert!(
+            xml.contains(
+                "<testsuite name=\"asr-ctk\" tests=\"5\" skipped=\"4\" errors=\"0\" failures=\"0\""
+            ),
+            "known failures are no failures of the suite: {xml}"
+        );
+        assert!(
+            xml.contains("<skipped message=\"known failure: not yet &lt;script&gt;alert(1)&lt;/script&gt; (https://example.invalid/issues/1)\"/>"),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(&format!(
+                "<property name=\"expectations\" value=\"{said}\"/>"
+            )),
+            "{xml}"
+        );
+
+        let b = badge(&r);
+        assert_eq!(b["message"], "conformant with 3 known failures");
+        assert_eq!(b["color"], "yellow");
+
+        let log = sarif::conformance(&r, &std::collections::BTreeMap::new());
+        let levels: Vec<&serde_json::Value> = log["runs"][0]["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .map(|x| &x["level"])
+            .collect();
+        assert_eq!(levels, ["note", "note", "note"], "{log}");
+
+        let r = fixture::expected(true);
+        let md = markdown(&r);
+        assert!(
+            md.contains("- **Expectations:** does not match the expectations: 2 known failures, 1 regressions, 0 unexpected passes\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("- regression: `lineage/ASR-412/n_mismatch` (protocol-error)\n"),
+            "{md}"
+        );
+        let xml = junit(&r);
+        assert!(
+            xml.contains("skipped=\"3\" errors=\"1\" failures=\"0\""),
+            "a regression stays a failure: {xml}"
+        );
+        assert_eq!(badge(&r)["color"], "red");
+        let json = serde_json::to_value(&r).expect("serializes");
+        let errors: Vec<String> = schema()
+            .iter_errors(&json)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(json["expectations"]["regressions"], 1);
+        assert_eq!(json["cases"][4]["expectation"]["mark"], "regression");
+        let back: RunReport = serde_json::from_value(json).expect("reads back");
+        assert_eq!(back, r);
     }
 
     fn schema() -> jsonschema::Validator {
