@@ -276,6 +276,72 @@ fn expected_shard(dir: &Path, name: &str, i: u8, file: &Path) -> PathBuf {
     out.join("report.json")
 }
 
+/// Shards whose only failures are the known ones merge into a run that passes the gate, as
+/// the run would have; a regression in a shard fails it.
+#[test]
+fn a_merge_held_to_expectations_passes_on_known_failures_alone() {
+    let dir = scratch("merge-known");
+    let root = crate::helpers::root();
+    let broken = format!(
+        "python3 {}",
+        root.join("examples/python-adapter/adapter_broken.py")
+            .display()
+    );
+    let shard = |name: &str, i: u8, file: &Path| {
+        let out = dir.join(name);
+        let (shard, file, out_text) = (
+            format!("{i}/2"),
+            file.to_string_lossy().into_owned(),
+            out.to_string_lossy().into_owned(),
+        );
+        let output = asr_ctk(&[
+            "run",
+            "--quiet",
+            "--role",
+            "validator",
+            "--adapter",
+            &broken,
+            "--case",
+            "messages/ASR-2[13]*/*",
+            "--shard",
+            &shard,
+            "--expect",
+            &file,
+            "--out",
+            &out_text,
+        ]);
+        (output.status.code(), out.join("report.json"))
+    };
+    let known = root.join("examples/python-adapter/expect-broken.json");
+    let (a, first) = shard("one", 1, &known);
+    let (b, second) = shard("two", 2, &known);
+    assert_eq!(
+        (a, b),
+        (Some(0), Some(0)),
+        "each shard matches its expectations"
+    );
+    let output = merge(&dir, &[&first, &second]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let merged = json(&dir.join("merged/report.json"));
+    assert_eq!(
+        merged["expectations"]["knownFailures"], 3,
+        "{}",
+        merged["expectations"]
+    );
+    // Held to no expectation of those failures, the same shards fail the gate.
+    let none = dir.join("none.json");
+    std::fs::write(
+        &none,
+        r#"{"implementation": "asr-ctk-python-example-broken", "known": []}"#,
+    )
+    .expect("written");
+    let (a, first) = shard("three", 1, &none);
+    let (b, second) = shard("four", 2, &none);
+    assert!(a == Some(1) || b == Some(1), "a regression in some shard");
+    let output = merge(&dir, &[&first, &second]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+}
+
 #[test]
 fn a_merge_keeps_the_expectations_and_refuses_shards_held_to_others() {
     let dir = scratch("merge-expectations");
