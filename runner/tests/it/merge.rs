@@ -281,7 +281,7 @@ fn expected_shard(dir: &Path, name: &str, i: u8, file: &Path) -> PathBuf {
 #[test]
 fn a_merge_held_to_expectations_passes_on_known_failures_alone() {
     let dir = scratch("merge-known");
-    let root = crate::helpers::root();
+    let root = root();
     let broken = format!(
         "python3 {}",
         root.join("examples/python-adapter/adapter_broken.py")
