@@ -40,6 +40,9 @@ if [[ ${INPUT_ARGS:-} =~ [^[:space:]] ]]; then
   trap 'rm -f "$words"' EXIT
   if ! printf '%s\n' "$INPUT_ARGS" | xargs printf '%s\0' >"$words"; then
     echo "asr-ctk action: args is not a list of words: $INPUT_ARGS" >&2
+    if [ -n "${GITHUB_OUTPUT:-}" ]; then
+      echo "status=2" >>"$GITHUB_OUTPUT"
+    fi
     exit 2
   fi
   mapfile -d '' -t extra <"$words"
