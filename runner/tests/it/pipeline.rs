@@ -192,11 +192,25 @@ fn the_action_installs_the_kit_from_its_own_checkout_cached_and_uploads_what_the
         text(install, "if"),
         Some("steps.cache.outputs.cache-hit != 'true'")
     );
-    let cache = uses(&action, "actions/cache");
-    assert_eq!(text(cache, "id"), Some("cache"));
-    assert_eq!(
-        text(&cache["with"], "key"),
-        Some("${{ steps.key.outputs.key }}")
+    let restore = uses(&action, "actions/cache/restore");
+    assert_eq!(text(restore, "id"), Some("cache"));
+    let save = uses(&action, "actions/cache/save");
+    assert_eq!(text(save, "if"), text(install, "if"));
+    for cache in [restore, save] {
+        assert_eq!(
+            text(&cache["with"], "key"),
+            Some("${{ steps.key.outputs.key }}")
+        );
+        assert_eq!(
+            text(&cache["with"], "path"),
+            Some("${{ steps.key.outputs.root }}")
+        );
+    }
+    let position = |step: &Value| steps(&action).iter().position(|s| s == step);
+    assert!(position(restore) < position(install) && position(install) < position(save));
+    assert!(
+        position(save) < position(step(&action, "run")),
+        "saved after the run only"
     );
     // The key: the action's ref and Cargo.lock, computed by the key step here.
     let scratch = scratch("pipeline-key");
