@@ -7,6 +7,7 @@ mod fuzz;
 mod golden;
 mod helpers;
 mod merge;
+mod pipeline;
 mod producers;
 mod progress;
 mod read_memory;
