@@ -6,7 +6,7 @@ use crate::role::RoleArg;
 use crate::run::adapter::Talk;
 use crate::run::side::{Answer, Side};
 use crate::run::supervise;
-use crate::timeouts::TimeoutArgs;
+use crate::timeouts::StreamTimeoutArgs;
 use crate::{corpus, exit};
 use anyhow::{Context, Result, bail};
 use asr_suite::case::{Case, Expect, Provenance, Sidecar, Status};
@@ -35,7 +35,7 @@ pub struct Args {
     #[arg(long, value_name = "GLOB")]
     case: Option<String>,
     #[command(flatten)]
-    timeouts: TimeoutArgs,
+    timeouts: StreamTimeoutArgs,
     /// Where to write the reports of the comparison (report.json, report.md, report.html, ...).
     #[arg(long, value_name = "DIR", default_value = "asr-ctk-diff")]
     out: PathBuf,

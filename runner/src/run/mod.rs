@@ -38,8 +38,8 @@ use std::time::Duration;
     reason = "independent command-line switches"
 )]
 pub struct Args {
-    /// The adapter command, split into argv and run without a shell; without it, the
-    /// kit's reference implementation is run.
+    /// The adapter command, split into argv and run without a shell; without it, or with
+    /// `reference`, the kit's reference implementation is run.
     #[arg(long, value_name = "CMD")]
     adapter: Option<String>,
     /// One process per case, the stream on stdin (PROTOCOL.md, one-shot mode).
@@ -69,7 +69,8 @@ pub struct Args {
     /// Known results of the implementation: exit 0 when the run matches them.
     #[arg(long, value_name = "FILE")]
     expect: Option<PathBuf>,
-    /// Where to write the reports (report.json, report.md, report.html, junit.xml, badge.json).
+    /// Where to write the reports (report.json, report.md, report.html, junit.xml,
+    /// sarif.json, badge.json).
     #[arg(long, value_name = "DIR", default_value = "asr-ctk-report")]
     out: PathBuf,
     /// Check every message, both ways, against the protocol schemas.
@@ -119,6 +120,8 @@ pub fn run(args: &Args) -> Result<u8> {
     }
     let limits = args.limits.limits()?;
     let command = match &args.adapter {
+        // The name `diff` and `fuzz` take for the kit's own implementation.
+        Some(line) if line == "reference" => reference_command(limits)?,
         Some(line) => adapter_command(line)?,
         None => reference_command(limits)?,
     };
