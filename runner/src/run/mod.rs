@@ -24,6 +24,7 @@ use asr_suite::judge::{Judgement, Strictness, judge_producer, judge_reader, judg
 use asr_suite::protocol::{
     CaseRequest, MAX_OUTPUTS, ProtocolRole, Reply, StreamInput, base64_encode,
 };
+use asr_suite::render::difference::failure_line;
 use asr_suite::render::escape_controls;
 use asr_suite::render::sarif::StreamFiles;
 use std::collections::BTreeMap;
@@ -750,13 +751,8 @@ impl Progress {
                 ));
             }
         } else if !self.quiet && result.outcome.is_failure() {
-            eprintln!(
-                "[{done}/{}] {} {}: {}",
-                self.total,
-                result.outcome.as_str(),
-                result.name,
-                escape_controls(result.detail.as_deref().unwrap_or(""))
-            );
+            // One short line: the texts in full are in the reports.
+            eprintln!("[{done}/{}] {}", self.total, failure_line(result));
         }
     }
 

@@ -11,6 +11,7 @@
 //! the report.
 
 mod badge;
+pub mod difference;
 mod html;
 mod junit;
 mod markdown;
