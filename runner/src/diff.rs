@@ -141,7 +141,7 @@ pub fn run(args: &Args) -> Result<u8> {
         ));
     }
     let streams = crate::run::stream_files(&root, &corpus);
-    crate::run::write_report_files(&report, &streams, &args.out)?;
+    crate::run::write_report_files(&report, &root, &streams, &args.out)?;
     let compared = report
         .cases
         .iter()

@@ -165,7 +165,7 @@ pub fn run(command: &ReportCommand) -> Result<u8> {
     }
     merged.summarize(Catalog::embedded());
     let streams = crate::run::stream_files(&root, &corpus);
-    crate::run::write_reports(&merged, &streams, out)?;
+    crate::run::write_reports(&merged, &root, &streams, out)?;
     Ok(if merged.has_failures() || merged.incomplete.is_some() {
         exit::INVALID
     } else {

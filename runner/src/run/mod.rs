@@ -186,7 +186,7 @@ pub fn run(args: &Args) -> Result<u8> {
     report.incomplete = driven.incomplete;
     let streams = stream_files(&root, &corpus);
     if let Some((fault, stderr)) = &driven.never_started {
-        write::reports(&report, &streams, &args.out)?;
+        write::reports(&report, &root, &streams, &args.out)?;
         eprintln!(
             "asr-ctk: the adapter did not start: {}",
             escape_controls(&fault.to_string())
@@ -200,7 +200,7 @@ pub fn run(args: &Args) -> Result<u8> {
         eprintln!("asr-ctk: no case was run; reports: {}", args.out.display());
         return Ok(exit::HARNESS);
     }
-    write::reports(&report, &streams, &args.out)?;
+    write::reports(&report, &root, &streams, &args.out)?;
     let shown = write::Shown {
         quiet: args.quiet,
         // A selection (a rule, some cases, a role, a shard) shows its own rules; the whole
@@ -272,15 +272,26 @@ pub fn reference_command(limits: crate::limits::Limits) -> Result<Vec<String>> {
     Ok(argv)
 }
 
-/// Writes a run's report files and prints its per-rule summary, every rule shown.
-pub fn write_reports(report: &RunReport, streams: &StreamFiles, dir: &Path) -> Result<()> {
-    write::reports(report, streams, dir)?;
+/// Writes a run's report files and prints its per-rule summary, every rule shown; `streams`
+/// are the cases' stream files below the corpus directory `root`.
+pub fn write_reports(
+    report: &RunReport,
+    root: &Path,
+    streams: &StreamFiles,
+    dir: &Path,
+) -> Result<()> {
+    write::reports(report, root, streams, dir)?;
     write::summary(report, dir, write::Shown::default())
 }
 
 /// Writes a run's report files only.
-pub fn write_report_files(report: &RunReport, streams: &StreamFiles, dir: &Path) -> Result<()> {
-    write::reports(report, streams, dir)
+pub fn write_report_files(
+    report: &RunReport,
+    root: &Path,
+    streams: &StreamFiles,
+    dir: &Path,
+) -> Result<()> {
+    write::reports(report, root, streams, dir)
 }
 
 /// Where each case a run's command line selects falls among the cases of its role: the

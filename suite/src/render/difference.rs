@@ -290,7 +290,8 @@ fn whole(tag: ChangeTag, line: &str) -> DiffLine<'_> {
 }
 
 /// A removed line and the added line it pairs with, split where their characters differ;
-/// past the deadline, each as changed as a whole.
+/// past the deadline, or when they have less than half their characters in common, each as
+/// changed as a whole.
 fn by_characters<'a>(
     old: &'a str,
     new: &'a str,
@@ -301,6 +302,11 @@ fn by_characters<'a>(
         return (whole(ChangeTag::Delete, old), whole(ChangeTag::Insert, new));
     }
     let chars = TextDiff::configure().timeout(left).diff_chars(old, new);
+    // Two lines with little in common are two different lines: marking the odd letters they
+    // share is noise.
+    if chars.ratio() < 0.5 {
+        return (whole(ChangeTag::Delete, old), whole(ChangeTag::Insert, new));
+    }
     let mut del = DiffLine {
         tag: ChangeTag::Delete,
         runs: Vec::new(),

@@ -16,12 +16,13 @@ mod html;
 mod junit;
 mod markdown;
 pub mod sarif;
+pub mod streams;
 
 #[cfg(test)]
 mod fixture;
 
 pub use badge::badge;
-pub use html::html;
+pub use html::{html, html_with_streams};
 pub use junit::junit;
 pub use markdown::markdown;
 
