@@ -650,6 +650,7 @@ fn judged_result(
         result.detail = None;
     }
     result.attributions = judgement.attributions;
+    result.places = judgement.places;
     result.notes = judgement.notes;
     if !judgement.pass {
         result.diff = Some(unified_diff(

@@ -417,6 +417,14 @@ mod tests {
         assert!(!line.contains('\n'), "{line}");
     }
 
+    fn changed<'a>(line: &DiffLine<'a>) -> Vec<&'a str> {
+        line.runs
+            .iter()
+            .filter(|(c, _)| *c)
+            .map(|(_, t)| *t)
+            .collect()
+    }
+
     #[test]
     fn a_changed_record_is_marked_inside_its_line() {
         let expected = format!("header\n{{\"text\":\"{}\"}}\ntrailer\n", "a".repeat(20_000));
@@ -433,13 +441,6 @@ mod tests {
                 ChangeTag::Equal
             ]
         );
-        fn changed<'a>(line: &DiffLine<'a>) -> Vec<&'a str> {
-            line.runs
-                .iter()
-                .filter(|(c, _)| *c)
-                .map(|(_, t)| *t)
-                .collect()
-        }
         assert_eq!(changed(&hunks[0][1]), ["a"]);
         assert_eq!(changed(&hunks[0][2]), ["X"]);
         let joined: String = hunks[0][2].runs.iter().map(|(_, t)| *t).collect();

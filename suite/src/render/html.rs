@@ -263,52 +263,49 @@ fn failure(out: &mut String, case: &CaseResult, streams: &[super::streams::Strea
         );
     }
     out.push_str("</dl>\n");
-    match texts {
-        Some((expected, actual)) => {
-            out.push_str("<h4>Diff</h4>\n<pre class=\"diff\">");
-            for hunk in inline_hunks(expected, actual, 3, DIFF_BUDGET) {
-                out.push_str("<span class=\"hunk\">@@</span>\n");
-                for line in hunk {
-                    let (class, sign, mark) = match line.tag {
-                        ChangeTag::Delete => ("del", '-', "del"),
-                        ChangeTag::Insert => ("add", '+', "ins"),
-                        ChangeTag::Equal => ("ctx", ' ', ""),
-                    };
-                    let whole = line.runs.len() == 1;
-                    let _ = write!(out, "<span class=\"{class}\">{sign}");
-                    for (changed, text) in &line.runs {
-                        let text = text.strip_suffix('\n').unwrap_or(text);
-                        if text.is_empty() {
-                            continue;
-                        }
-                        if *changed && !whole {
-                            let _ = write!(out, "<{mark}>{}</{mark}>", esc(text));
-                        } else {
-                            out.push_str(&unchanged(text));
-                        }
+    if let Some((expected, actual)) = texts {
+        out.push_str("<h4>Diff</h4>\n<pre class=\"diff\">");
+        for hunk in inline_hunks(expected, actual, 3, DIFF_BUDGET) {
+            out.push_str("<span class=\"hunk\">@@</span>\n");
+            for line in hunk {
+                let (class, sign, mark) = match line.tag {
+                    ChangeTag::Delete => ("del", '-', "del"),
+                    ChangeTag::Insert => ("add", '+', "ins"),
+                    ChangeTag::Equal => ("ctx", ' ', ""),
+                };
+                let whole = line.runs.len() == 1;
+                let _ = write!(out, "<span class=\"{class}\">{sign}");
+                for (changed, text) in &line.runs {
+                    let text = text.strip_suffix('\n').unwrap_or(text);
+                    if text.is_empty() {
+                        continue;
                     }
-                    out.push_str("</span>\n");
+                    if *changed && !whole {
+                        let _ = write!(out, "<{mark}>{}</{mark}>", esc(text));
+                    } else {
+                        out.push_str(&unchanged(text));
+                    }
                 }
+                out.push_str("</span>\n");
             }
-            out.push_str("</pre>\n");
-            let _ = writeln!(
-                out,
-                "<details class=\"full\"><summary>Expected and actual in full</summary>\n\
-                 <h4>Expected</h4>\n<pre>{}</pre>\n<h4>Actual</h4>\n<pre>{}</pre>\n</details>",
-                esc(expected),
-                esc(actual)
-            );
         }
-        None => {
-            if let Some(expected) = &case.expected {
-                let _ = writeln!(out, "<h4>Expected</h4>\n<pre>{}</pre>", esc(expected));
-            }
-            if let Some(actual) = &case.actual {
-                let _ = writeln!(out, "<h4>Actual</h4>\n<pre>{}</pre>", esc(actual));
-            }
-            if let Some(diff) = &case.diff {
-                line_diff(out, diff);
-            }
+        out.push_str("</pre>\n");
+        let _ = writeln!(
+            out,
+            "<details class=\"full\"><summary>Expected and actual in full</summary>\n\
+             <h4>Expected</h4>\n<pre>{}</pre>\n<h4>Actual</h4>\n<pre>{}</pre>\n</details>",
+            esc(expected),
+            esc(actual)
+        );
+    } else {
+        if let Some(expected) = &case.expected {
+            let _ = writeln!(out, "<h4>Expected</h4>\n<pre>{}</pre>", esc(expected));
+        }
+        if let Some(actual) = &case.actual {
+            let _ = writeln!(out, "<h4>Actual</h4>\n<pre>{}</pre>", esc(actual));
+        }
+        if let Some(diff) = &case.diff {
+            line_diff(out, diff);
         }
     }
     for stream in streams {

@@ -421,6 +421,18 @@ mod tests {
             .collect();
         assert!(errors.is_empty(), "{errors:?}");
 
+        r.cases[1].places = vec![crate::conformance::Place {
+            rule: "ASR-231".into(),
+            kind: crate::conformance::Failure::Lenient,
+            line: 2,
+            part: Some("child".into()),
+        }];
+        let json = serde_json::to_value(&r).expect("serializes");
+        assert!(validator.is_valid(&json), "a failure's places");
+        let mut nowhere = json.clone();
+        nowhere["cases"][1]["places"][0]["line"] = serde_json::json!(0);
+        assert!(!validator.is_valid(&nowhere), "lines are 1-based");
+
         r.adapter.implementation = None;
         r.shards = vec!["1/2".into(), "2/2".into()];
         r.totals.clear();
