@@ -452,6 +452,21 @@ pub struct AdapterInfo {
     pub implementation: Option<Implementation>,
     /// The roles it plays.
     pub roles: Vec<ProtocolRole>,
+    /// The implementation the first was compared with, in a comparison's report
+    /// (`asr-ctk diff`, mode `diff`): the members above are the first's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub versus: Option<Compared>,
+}
+
+/// The second implementation of a comparison.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Compared {
+    /// Its adapter command, as split into argv.
+    pub command: Vec<String>,
+    /// Its identity, as its `started` message gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implementation: Option<Implementation>,
 }
 
 /// The corpus a run used: a certification names it, since a corpus with cases taken out

@@ -172,6 +172,7 @@ pub fn run(args: &Args) -> Result<u8> {
         .into(),
         implementation,
         roles,
+        versus: None,
     };
     let mut report = RunReport::new(
         &corpus,

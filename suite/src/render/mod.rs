@@ -134,11 +134,19 @@ const NO_RULE_APPLIES: &str = "No rule applies to the roles the implementation p
 
 impl<'a> View<'a> {
     fn of(report: &'a RunReport) -> Self {
-        View {
-            title: report.adapter.implementation.as_ref().map_or_else(
+        let named = |i: Option<&crate::protocol::Implementation>| {
+            i.map_or_else(
                 || "unknown implementation".to_owned(),
                 |i| format!("{} {}", i.name, i.version),
-            ),
+            )
+        };
+        let first = named(report.adapter.implementation.as_ref());
+        View {
+            // A comparison is of two implementations, and its title says so.
+            title: match &report.adapter.versus {
+                Some(second) => format!("{first} versus {}", named(second.implementation.as_ref())),
+                None => first,
+            },
             about: about(report),
             totals: Outcome::ALL
                 .iter()
@@ -262,6 +270,23 @@ fn about(report: &RunReport) -> Vec<Row> {
         shell_words::join(&report.adapter.command),
         RowKind::Code,
     ));
+    if let Some(second) = &report.adapter.versus {
+        rows.push(row(
+            "Versus",
+            "versus",
+            second.implementation.as_ref().map_or_else(
+                || "an implementation that never said who it is".to_owned(),
+                |i| format!("{} {} ({})", i.name, i.version, i.language),
+            ),
+            RowKind::Text,
+        ));
+        rows.push(row(
+            "Versus adapter",
+            "versusAdapter",
+            shell_words::join(&second.command),
+            RowKind::Code,
+        ));
+    }
     rows.push(row(
         "Mode",
         "mode",
@@ -401,6 +426,40 @@ mod tests {
         let last = view.about.last().expect("rows");
         assert_eq!((last.key, last.kind), ("incomplete", RowKind::Warning));
         assert_eq!(view.incomplete, Some("interrupted"));
+    }
+
+    #[test]
+    fn a_comparison_names_both_implementations_and_both_commands() {
+        let mut r = report();
+        r.adapter.mode = "diff".into();
+        r.adapter.versus = Some(crate::conformance::Compared {
+            command: vec!["./other".into(), "--x".into(), "a b".into()],
+            implementation: Some(crate::protocol::Implementation {
+                name: "asr-py".into(),
+                version: "0.9".into(),
+                language: "Python".into(),
+                homepage: None,
+                issues: None,
+            }),
+        });
+        let view = View::of(&r);
+        assert_eq!(view.title, "asr-go 1.2.3 versus asr-py 0.9");
+        let row = |key: &str| {
+            view.about
+                .iter()
+                .find(|row| row.key == key)
+                .map(|row| row.value.as_str())
+        };
+        assert_eq!(row("adapter"), Some("./adapter --flag 'two words'"));
+        assert_eq!(row("versus"), Some("asr-py 0.9 (Python)"));
+        assert_eq!(row("versusAdapter"), Some("./other --x 'a b'"));
+        r.adapter.versus.as_mut().expect("versus").implementation = None;
+        assert_eq!(
+            View::of(&r).title,
+            "asr-go 1.2.3 versus unknown implementation"
+        );
+        let json = serde_json::to_value(&r).expect("serializes");
+        assert!(schema().is_valid(&json), "the schema knows versus");
     }
 
     fn schema() -> jsonschema::Validator {
