@@ -28,6 +28,16 @@ pub fn root(given: Option<&Path>) -> Result<(PathBuf, CorpusInfo)> {
         Ok((dir.to_owned(), info))
     };
     if let Some(given) = given {
+        // A checkout's root holds the corpus in `cases/`: loading the root itself would
+        // fail on whichever file it meets first, which says nothing of the mistake.
+        let inside = given.join("cases");
+        if !given.join("rules.toml").is_file() && inside.join("rules.toml").is_file() {
+            anyhow::bail!(
+                "{} is no corpus (it has no rules.toml): did you mean {}?",
+                given.display(),
+                inside.display()
+            );
+        }
         return directory(given);
     }
     let here = Path::new("cases");

@@ -6,12 +6,14 @@ use crate::role::RoleArg;
 use crate::run::adapter::Talk;
 use crate::run::side::{Answer, Side};
 use crate::run::supervise;
-use crate::timeouts::TimeoutArgs;
+use crate::timeouts::StreamTimeoutArgs;
 use crate::{corpus, exit};
 use anyhow::{Context, Result, bail};
 use asr_suite::case::{Case, Expect, Provenance, Sidecar, Status};
 use asr_suite::catalog::Role;
-use asr_suite::conformance::{AdapterInfo, Attribution, CaseResult, Failure, Outcome, RunReport};
+use asr_suite::conformance::{
+    AdapterInfo, Attribution, CaseResult, Compared, Failure, Outcome, RunReport,
+};
 use asr_suite::judge::members::Kinds;
 use asr_suite::judge::{ReadingMismatch, UNATTRIBUTED, diff_readings};
 use asr_suite::protocol::{ProtocolRole, ReadingAnswer, Reply, StreamAnswer};
@@ -35,7 +37,7 @@ pub struct Args {
     #[arg(long, value_name = "GLOB")]
     case: Option<String>,
     #[command(flatten)]
-    timeouts: TimeoutArgs,
+    timeouts: StreamTimeoutArgs,
     /// Where to write the reports of the comparison (report.json, report.md, report.html, ...).
     #[arg(long, value_name = "DIR", default_value = "asr-ctk-diff")]
     out: PathBuf,
@@ -111,23 +113,23 @@ pub fn run(args: &Args) -> Result<u8> {
         }
         results.push(result(case, a, b, &mismatches));
     }
-    let implementation = match &sides[0].identity {
+    let identity = |side: &Side| match &side.identity {
         Reply::Started { implementation, .. } => Some(implementation.clone()),
         _ => None,
     };
+    let (first, second) = (identity(&sides[0]), identity(&sides[1]));
     for side in &mut sides {
         side.stop();
     }
     let adapter = AdapterInfo {
-        command: [
-            commands[0].clone(),
-            vec!["--versus--".into()],
-            commands[1].clone(),
-        ]
-        .concat(),
+        command: commands[0].clone(),
         mode: "diff".into(),
-        implementation,
+        implementation: first,
         roles: vec![role],
+        versus: Some(Compared {
+            command: commands[1].clone(),
+            implementation: second,
+        }),
     };
     let compared = results.len();
     let mut report = RunReport::new(&corpus, info, adapter, results, Vec::new())
@@ -141,7 +143,7 @@ pub fn run(args: &Args) -> Result<u8> {
         ));
     }
     let streams = crate::run::stream_files(&root, &corpus);
-    crate::run::write_report_files(&report, &streams, &args.out)?;
+    crate::run::write_report_files(&report, &root, &streams, &args.out)?;
     let compared = report
         .cases
         .iter()

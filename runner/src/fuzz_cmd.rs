@@ -10,7 +10,7 @@ use crate::role::RoleArg;
 use crate::run::adapter::Talk;
 use crate::run::side::{Answer, OneShotSide, Side};
 use crate::run::supervise;
-use crate::timeouts::TimeoutArgs;
+use crate::timeouts::StreamTimeoutArgs;
 use anyhow::{Context, Result};
 use arbitrary::Unstructured;
 use asr_suite::case::{
@@ -52,7 +52,7 @@ pub struct Args {
     #[arg(long, value_name = "DIR", default_value = "asr-ctk-fuzz")]
     out: PathBuf,
     #[command(flatten)]
-    timeouts: TimeoutArgs,
+    timeouts: StreamTimeoutArgs,
     /// Cases written for one kind and rule of disagreement, at most (later ones are counted).
     #[arg(long, value_name = "N", default_value_t = 1)]
     keep: usize,

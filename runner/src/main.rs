@@ -95,7 +95,7 @@ enum SpecCommand {
 /// How results are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// For people: one line per finding, like a compiler.
+    /// For people: plain text, one line per item listed.
     Human,
     /// One JSON object per line.
     Json,

@@ -176,7 +176,7 @@ pub fn run(command: &ReportCommand) -> Result<u8> {
     }
     merged.summarize(Catalog::embedded());
     let streams = crate::run::stream_files(&root, &corpus);
-    crate::run::write_reports(&merged, &streams, out)?;
+    crate::run::write_reports(&merged, &root, &streams, out)?;
     // Held to expectations, the gate is theirs, as in `run`: known failures pass it.
     let failed = match &merged.expectations {
         Some(expected) => expected.regressions > 0,

@@ -17,6 +17,29 @@ pub struct TimeoutArgs {
     pub start_timeout: f64,
 }
 
+/// The timeouts of a command that puts no producer case (`diff`, `fuzz`): the same options
+/// as [`TimeoutArgs`], with the help a reader of their `--help` needs.
+#[derive(Debug, Clone, clap::Args)]
+pub struct StreamTimeoutArgs {
+    /// Seconds to wait for each answer [default: 5].
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Seconds to wait for the answer to `start`, each time the adapter is started.
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_START_SECONDS)]
+    pub start_timeout: f64,
+}
+
+impl StreamTimeoutArgs {
+    /// The timeouts these options set.
+    pub fn timeouts(&self) -> anyhow::Result<Timeouts> {
+        TimeoutArgs {
+            timeout: self.timeout,
+            start_timeout: self.start_timeout,
+        }
+        .timeouts()
+    }
+}
+
 /// The timeouts in force.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timeouts {

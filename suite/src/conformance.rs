@@ -137,6 +137,26 @@ impl Attribution {
     }
 }
 
+/// Where in a case's streams a validator's answer went wrong: the line of a finding it
+/// missed, or of an error it reported that the stream does not call for.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Place {
+    /// The rule of the finding.
+    pub rule: String,
+    /// Lenient (missed) or over-strict (not called for).
+    pub kind: Failure,
+    /// Its line, 1-based.
+    pub line: usize,
+    /// For a case of several streams: the stream's part name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<String>,
+}
+
+/// The most places kept for one case: an answer of a million wrong findings must not make a
+/// report of a million places.
+pub const MAX_PLACES: usize = 100;
+
 /// The result of one case.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -173,6 +193,10 @@ pub struct CaseResult {
     /// outcome is not an answer judged).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attributions: Vec<Attribution>,
+    /// Where the failures are in the case's streams, when they are findings at a line (at
+    /// most [`MAX_PLACES`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub places: Vec<Place>,
     /// What the judgement noticed that is no failure (members the reading does not define).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -329,6 +353,7 @@ impl CaseResult {
             diff: None,
             stderr: None,
             attributions: Vec::new(),
+            places: Vec::new(),
             notes: Vec::new(),
             unknown_rules: Vec::new(),
             findings_not_kept: 0,
@@ -374,10 +399,11 @@ impl CaseResult {
 
     /// Holds the result to every bound a run's report keeps: each text cut to `kept` bytes
     /// ([`CaseResult::cap`]), at most [`MAX_UNKNOWN_RULES`] unknown rule ids of at most
-    /// [`MAX_RULE_ID_CHARS`] characters. For a result read from a file rather than made by
+    /// [`MAX_RULE_ID_CHARS`] characters, at most [`MAX_PLACES`] places. For a result read from a file rather than made by
     /// a run (a merge of shards' reports).
     pub fn keep_within(&mut self, kept: usize) {
         self.cap(kept);
+        self.places.truncate(MAX_PLACES);
         self.unknown_rules.truncate(MAX_UNKNOWN_RULES);
         for rule in &mut self.unknown_rules {
             if let Some((end, _)) = rule.char_indices().nth(MAX_RULE_ID_CHARS) {
@@ -537,6 +563,21 @@ pub struct AdapterInfo {
     pub implementation: Option<Implementation>,
     /// The roles it plays.
     pub roles: Vec<ProtocolRole>,
+    /// The implementation the first was compared with, in a comparison's report
+    /// (`asr-ctk diff`, mode `diff`): the members above are the first's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub versus: Option<Compared>,
+}
+
+/// The second implementation of a comparison.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Compared {
+    /// Its adapter command, as split into argv.
+    pub command: Vec<String>,
+    /// Its identity, as its `started` message gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implementation: Option<Implementation>,
 }
 
 /// The corpus a run used: a certification names it, since a corpus with cases taken out

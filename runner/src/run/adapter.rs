@@ -119,10 +119,8 @@ impl Persistent {
     /// adapter wrote to stderr.
     pub fn start(argv: &[String], talk: Talk<'_>) -> Result<(Self, Reply), (Fault, String)> {
         let mut command = piped(argv);
-        let mut process = supervise::spawn(&mut command).map_err(|e| {
-            let fault = Fault::Crash(format!("failed to start `{}`: {e}", argv.join(" ")));
-            (fault, String::new())
-        })?;
+        let mut process = supervise::spawn(&mut command)
+            .map_err(|e| (Fault::Crash(not_started(argv, &e)), String::new()))?;
         let child = &mut process.child;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -420,6 +418,19 @@ pub fn reply_line(bytes: &[u8], talk: Talk<'_>) -> Result<Reply, Fault> {
     parse_reply(bytes, talk)
 }
 
+/// Why an adapter did not start, in words. Executing a directory fails with "Permission
+/// denied", which sends one looking at file modes: the directory is named as such instead.
+fn not_started(argv: &[String], error: &std::io::Error) -> String {
+    let line = argv.join(" ");
+    // A name without a slash is looked up on PATH, not in the working directory.
+    match argv.first() {
+        Some(program) if program.contains('/') && Path::new(program).is_dir() => {
+            format!("failed to start `{line}`: {program} is a directory, not a program")
+        }
+        _ => format!("failed to start `{line}`: {error}"),
+    }
+}
+
 /// Runs a one-shot process to its end (or the timeout) and gives its stdout.
 pub fn oneshot_output(
     argv: &[String],
@@ -434,15 +445,7 @@ pub fn oneshot_output(
     }
     let mut process = match supervise::spawn(&mut command) {
         Ok(process) => process,
-        Err(e) => {
-            return (
-                Err(Fault::Crash(format!(
-                    "failed to start `{}`: {e}",
-                    argv.join(" ")
-                ))),
-                String::new(),
-            );
-        }
+        Err(e) => return (Err(Fault::Crash(not_started(argv, &e))), String::new()),
     };
     let child = &mut process.child;
     let (Some(mut stdin), Some(stdout), Some(stderr)) =

@@ -24,6 +24,7 @@ use asr_suite::judge::{Judgement, Strictness, judge_producer, judge_reader, judg
 use asr_suite::protocol::{
     CaseRequest, MAX_OUTPUTS, ProtocolRole, Reply, StreamInput, base64_encode,
 };
+use asr_suite::render::difference::failure_line;
 use asr_suite::render::escape_controls;
 use asr_suite::render::sarif::StreamFiles;
 use std::collections::BTreeMap;
@@ -38,8 +39,8 @@ use std::time::Duration;
     reason = "independent command-line switches"
 )]
 pub struct Args {
-    /// The adapter command, split into argv and run without a shell; without it, the
-    /// kit's reference implementation is run.
+    /// The adapter command, split into argv and run without a shell; without it, or with
+    /// `reference`, the kit's reference implementation is run.
     #[arg(long, value_name = "CMD")]
     adapter: Option<String>,
     /// One process per case, the stream on stdin (PROTOCOL.md, one-shot mode).
@@ -69,7 +70,8 @@ pub struct Args {
     /// Known results of the implementation: exit 0 when the run matches them.
     #[arg(long, value_name = "FILE")]
     expect: Option<PathBuf>,
-    /// Where to write the reports (report.json, report.md, report.html, junit.xml, badge.json).
+    /// Where to write the reports (report.json, report.md, report.html, junit.xml,
+    /// sarif.json, badge.json).
     #[arg(long, value_name = "DIR", default_value = "asr-ctk-report")]
     out: PathBuf,
     /// Check every message, both ways, against the protocol schemas.
@@ -119,6 +121,8 @@ pub fn run(args: &Args) -> Result<u8> {
     }
     let limits = args.limits.limits()?;
     let command = match &args.adapter {
+        // The name `diff` and `fuzz` take for the kit's own implementation.
+        Some(line) if line == "reference" => reference_command(limits)?,
         Some(line) => adapter_command(line)?,
         None => reference_command(limits)?,
     };
@@ -168,6 +172,7 @@ pub fn run(args: &Args) -> Result<u8> {
         .into(),
         implementation,
         roles,
+        versus: None,
     };
     let mut report = RunReport::new(
         &corpus,
@@ -185,7 +190,7 @@ pub fn run(args: &Args) -> Result<u8> {
         .map(|known| report.compare_with(known));
     let streams = stream_files(&root, &corpus);
     if let Some((fault, stderr)) = &driven.never_started {
-        write::reports(&report, &streams, &args.out)?;
+        write::reports(&report, &root, &streams, &args.out)?;
         eprintln!(
             "asr-ctk: the adapter did not start: {}",
             escape_controls(&fault.to_string())
@@ -199,7 +204,7 @@ pub fn run(args: &Args) -> Result<u8> {
         eprintln!("asr-ctk: no case was run; reports: {}", args.out.display());
         return Ok(exit::HARNESS);
     }
-    write::reports(&report, &streams, &args.out)?;
+    write::reports(&report, &root, &streams, &args.out)?;
     let shown = write::Shown {
         quiet: args.quiet,
         // A selection (a rule, some cases, a role, a shard) shows its own rules; the whole
@@ -268,15 +273,26 @@ pub fn reference_command(limits: crate::limits::Limits) -> Result<Vec<String>> {
     Ok(argv)
 }
 
-/// Writes a run's report files and prints its per-rule summary, every rule shown.
-pub fn write_reports(report: &RunReport, streams: &StreamFiles, dir: &Path) -> Result<()> {
-    write::reports(report, streams, dir)?;
+/// Writes a run's report files and prints its per-rule summary, every rule shown; `streams`
+/// are the cases' stream files below the corpus directory `root`.
+pub fn write_reports(
+    report: &RunReport,
+    root: &Path,
+    streams: &StreamFiles,
+    dir: &Path,
+) -> Result<()> {
+    write::reports(report, root, streams, dir)?;
     write::summary(report, dir, write::Shown::default())
 }
 
 /// Writes a run's report files only.
-pub fn write_report_files(report: &RunReport, streams: &StreamFiles, dir: &Path) -> Result<()> {
-    write::reports(report, streams, dir)
+pub fn write_report_files(
+    report: &RunReport,
+    root: &Path,
+    streams: &StreamFiles,
+    dir: &Path,
+) -> Result<()> {
+    write::reports(report, root, streams, dir)
 }
 
 /// Where each case a run's command line selects falls among the cases of its role: the
@@ -635,6 +651,7 @@ fn judged_result(
         result.detail = None;
     }
     result.attributions = judgement.attributions;
+    result.places = judgement.places;
     result.notes = judgement.notes;
     if !judgement.pass {
         result.diff = Some(unified_diff(
@@ -747,13 +764,8 @@ impl Progress {
                 ));
             }
         } else if !self.quiet && result.outcome.is_failure() {
-            eprintln!(
-                "[{done}/{}] {} {}: {}",
-                self.total,
-                result.outcome.as_str(),
-                result.name,
-                escape_controls(result.detail.as_deref().unwrap_or(""))
-            );
+            // One short line: the texts in full are in the reports.
+            eprintln!("[{done}/{}] {}", self.total, failure_line(result));
         }
     }
 

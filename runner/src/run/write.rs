@@ -9,8 +9,9 @@ use asr_suite::render::{self, by_role, escape_controls};
 use std::io::Write;
 use std::path::Path;
 
-/// The report files of a run, in `dir`; `streams` places the failing cases in the SARIF log.
-pub fn reports(report: &RunReport, streams: &StreamFiles, dir: &Path) -> Result<()> {
+/// The report files of a run, in `dir`; `streams` places the failing cases in the SARIF log,
+/// and the HTML page shows the start of those streams, read from below the corpus `root`.
+pub fn reports(report: &RunReport, root: &Path, streams: &StreamFiles, dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("failed to create {}", dir.display()))?;
     let write = |name: &str, text: String| {
         let path = dir.join(name);
@@ -19,7 +20,8 @@ pub fn reports(report: &RunReport, streams: &StreamFiles, dir: &Path) -> Result<
     };
     write("report.json", serde_json::to_string_pretty(report)? + "\n")?;
     write("report.md", render::markdown(report))?;
-    write("report.html", render::html(report))?;
+    let texts = render::streams::failing_streams(report, root, streams);
+    write("report.html", render::html_with_streams(report, &texts))?;
     write("junit.xml", render::junit(report))?;
     write(
         "sarif.json",

@@ -959,3 +959,64 @@ fn the_readme_is_one_screen_and_every_link_resolves() {
         }
     }
 }
+
+#[test]
+fn run_asks_whether_a_repository_root_was_meant_for_its_corpus() {
+    let out = dir("run-mistakes");
+    let out_text = out.join("reports").to_string_lossy().into_owned();
+    let root = crate::helpers::root();
+    let root_text = root.to_string_lossy().into_owned();
+    let checkout = asr_ctk(&["run", "--quiet", "--cases", &root_text, "--out", &out_text]);
+    let said = String::from_utf8_lossy(&checkout.stderr);
+    assert_eq!(checkout.status.code(), Some(3), "{checkout:?}");
+    assert!(
+        said.contains(&format!("did you mean {}?", root.join("cases").display())),
+        "{said}"
+    );
+}
+
+#[test]
+fn run_says_an_adapter_that_is_a_directory_is_no_program() {
+    let out = dir("run-directory-adapter");
+    let out_text = out.join("reports").to_string_lossy().into_owned();
+    let adapter = out.join("an adapter");
+    std::fs::create_dir_all(&adapter).expect("mkdir");
+    let line = shell_words::quote(&adapter.to_string_lossy()).into_owned();
+    let started = asr_ctk(&[
+        "run",
+        "--quiet",
+        "--case",
+        "messages/ASR-212/*",
+        "--adapter",
+        &line,
+        "--out",
+        &out_text,
+    ]);
+    let said = String::from_utf8_lossy(&started.stderr);
+    assert_eq!(started.status.code(), Some(3), "{started:?}");
+    assert!(said.contains("is a directory, not a program"), "{said}");
+    assert!(!said.contains("Permission denied"), "{said}");
+}
+
+#[test]
+fn run_with_the_adapter_reference_runs_the_kits_own_implementation() {
+    let out = dir("run-reference");
+    let out_text = out.to_string_lossy().into_owned();
+    let run = asr_ctk(&[
+        "run",
+        "--quiet",
+        "--adapter",
+        "reference",
+        "--case",
+        "messages/ASR-212/*",
+        "--out",
+        &out_text,
+    ]);
+    assert_eq!(run.status.code(), Some(0), "{run:?}");
+    let report = crate::helpers::report_in(&out);
+    assert_eq!(
+        report.adapter.command[1..3],
+        ["adapter".to_owned(), "reference".to_owned()]
+    );
+    assert!(report.adapter.implementation.is_some());
+}

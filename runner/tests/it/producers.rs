@@ -396,3 +396,45 @@ fn an_expectation_of_one_role_leaves_the_other_roles_cases_alone() {
         assert_eq!(said.contains("unexpected pass"), applies, "{role}: {said}");
     }
 }
+
+#[test]
+fn a_failing_producer_case_is_one_short_line_on_the_console() {
+    let out = scratch("producers-console");
+    let out_text = out.to_string_lossy().into_owned();
+    let adapter = wrong("reflows_text");
+    let output = crate::helpers::Kit::new(&[
+        "run",
+        "--role",
+        "producer",
+        "--adapter",
+        &adapter,
+        "--out",
+        &out_text,
+    ])
+    .output();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let failures: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with('[') && l.contains("] fail "))
+        .collect();
+    assert!(!failures.is_empty(), "{stderr}");
+    for line in &failures {
+        assert!(
+            line.chars().count() <= 600,
+            "{} characters: {line}",
+            line.chars().count()
+        );
+        assert!(line.contains("(ASR-211 fidelity)"), "{line}");
+        assert!(line.contains("first difference at character "), "{line}");
+        assert!(line.contains(" characters, actual "), "{line}");
+    }
+    // The texts in full stay in the report.
+    let report = crate::helpers::report_in(&out);
+    let failed = report
+        .cases
+        .iter()
+        .find(|c| c.outcome == Outcome::Fail)
+        .expect("a failure");
+    assert!(failed.actual.as_ref().is_some_and(|a| a.len() > 600));
+}

@@ -150,6 +150,29 @@ fn diff_against_the_reference_names_the_rule_with_pointers() {
             html.contains("<details"),
             "{name}: the HTML report shows the diffs"
         );
+        let report = crate::helpers::report_in(&out);
+        let second = report
+            .adapter
+            .versus
+            .as_ref()
+            .expect("the second implementation");
+        assert_eq!(
+            second.command,
+            shell_words::split(&wrong(name)).expect("a command line"),
+            "{name}"
+        );
+        assert!(
+            !report.adapter.command.iter().any(|a| a.contains("versus")),
+            "{name}: the first command is the first's only: {:?}",
+            report.adapter.command
+        );
+        crate::helpers::assert_report_meets_its_schema(&out);
+        let title = html
+            .lines()
+            .find(|l| l.starts_with("<h1>"))
+            .expect("a title");
+        assert!(title.contains(" versus "), "{name}: {title}");
+        assert!(html.contains("<dt>Versus adapter</dt>"), "{name}");
     }
     let same = asr_ctk(&[
         "diff",

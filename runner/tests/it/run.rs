@@ -255,6 +255,16 @@ fn the_python_example_passes_what_it_answers_and_its_broken_variant_fails_exactl
             "uriBaseId": "CORPUS"
         })
     );
+    assert_eq!(
+        case["locations"][0]["physicalLocation"]["region"],
+        serde_json::json!({ "startLine": 2 }),
+        "the line of the finding missed"
+    );
+    let base = sarif["runs"][0]["originalUriBaseIds"]["CORPUS"]["uri"]
+        .as_str()
+        .expect("the corpus as a file URI");
+    let corpus = crate::helpers::corpus();
+    assert_eq!(base, format!("file://{}/", corpus.display()), "{base}");
 
     let (output, report, out) = run(
         "broken-expected",

@@ -387,3 +387,40 @@ fn reports_replace_planted_links_instead_of_writing_through_them() {
         .collect();
     assert_eq!(names.len(), 6, "only the six reports: {names:?}");
 }
+
+/// The HTML report shows each failing case's stream beside it, read from the corpus, and
+/// escaped.
+#[test]
+fn the_html_report_shows_a_failing_cases_stream() {
+    let place = scratch("trust-html-stream");
+    let out = place.join("out");
+    let output = Kit::new(&[
+        "run",
+        "--quiet",
+        "--oneshot",
+        "--role",
+        "validator",
+        "--adapter",
+        &accepts_all(),
+        "--case",
+        "messages/ASR-212/n_image_data_and_blob",
+        "--out",
+        &out.to_string_lossy(),
+    ])
+    .output();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let page = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+    let stream =
+        std::fs::read_to_string(corpus().join("messages/ASR-212/n_image_data_and_blob.jsonl"))
+            .expect("the stream");
+    let first = stream
+        .lines()
+        .next()
+        .expect("a line")
+        .replace('"', "&quot;");
+    assert!(
+        page.contains("<summary>Stream <code>messages/ASR-212/n_image_data_and_blob.jsonl</code>"),
+        "{page}"
+    );
+    assert!(page.contains(&first), "{page}");
+}

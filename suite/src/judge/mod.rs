@@ -10,7 +10,9 @@ pub use producer::judge_producer;
 
 use crate::case::{Case, Verdict, Violation};
 use crate::catalog::Catalog;
-use crate::conformance::{Attribution, Failure, MAX_RULE_ID_CHARS, MAX_UNKNOWN_RULES, Outcome};
+use crate::conformance::{
+    Attribution, Failure, MAX_PLACES, MAX_RULE_ID_CHARS, MAX_UNKNOWN_RULES, Outcome, Place,
+};
 use crate::diagnostic::{MAX_PER_STREAM, Severity, push_token};
 use crate::json::same;
 use crate::protocol::{AnswerDiagnostic, ReadingAnswer, StreamAnswer};
@@ -36,6 +38,8 @@ pub struct Judgement {
     /// Findings of the answer beyond the expected ones (never a failure by themselves:
     /// only the errors among them, which are over-strict, are).
     pub extra: Vec<Violation>,
+    /// Where the failures are: the line of each finding missed or not called for.
+    pub places: Vec<Place>,
     /// The expectation and the answer as lines, for a diff.
     pub expected_text: String,
     /// The answer as lines.
@@ -51,6 +55,7 @@ impl Judgement {
             notes: Vec::new(),
             missing: Vec::new(),
             extra: Vec::new(),
+            places: Vec::new(),
             expected_text: String::new(),
             actual_text: String::new(),
         }
@@ -65,6 +70,18 @@ impl Judgement {
             Outcome::NonStrict
         } else {
             Outcome::Fail
+        }
+    }
+
+    /// Notes where a finding missed or not called for is, within [`MAX_PLACES`].
+    fn place(&mut self, finding: &Violation, kind: Failure) {
+        if self.places.len() < MAX_PLACES {
+            self.places.push(Place {
+                rule: finding.rule.clone(),
+                kind,
+                line: finding.line,
+                part: finding.file.clone(),
+            });
         }
     }
 
@@ -312,6 +329,7 @@ pub fn judge_validator(case: &Case, answer: &[StreamAnswer], strictness: &Strict
     let mut over_strict = 0;
     for got in actual.iter().filter(|g| !called_for(g) && !permitted(g)) {
         over_strict += 1;
+        judgement.place(got, Failure::OverStrict);
         let reason = format!("the answer reports an error the stream does not call for: {got}");
         if catalog.knows(&got.rule) {
             judgement.fail(reason, Some(&got.rule), Failure::OverStrict, decision);
@@ -335,6 +353,7 @@ pub fn judge_validator(case: &Case, answer: &[StreamAnswer], strictness: &Strict
         Verdict::Reject => {
             for want in &expect.violations {
                 if !found(want) {
+                    judgement.place(want, Failure::Lenient);
                     judgement.missing.push(want.clone());
                     judgement.charge(
                         format!("the answer lacks a finding the stream calls for: {want}"),
@@ -918,8 +937,30 @@ mod tests {
                 (Some("ASR-212"), Failure::Lenient)
             ]
         );
+        let place = |rule: &str, kind, line| Place {
+            rule: rule.to_owned(),
+            kind,
+            line,
+            part: None,
+        };
+        assert_eq!(
+            wrong_rule.places,
+            [
+                place("ASR-231", Failure::OverStrict, 2),
+                place("ASR-212", Failure::Lenient, 2)
+            ],
+            "where each failure is"
+        );
         let wrong_line = judged(case, false, &[("ASR-212", Severity::Error, 1)]);
         assert!(!wrong_line.pass);
+        assert_eq!(
+            wrong_line.places,
+            [
+                place("ASR-212", Failure::OverStrict, 1),
+                place("ASR-212", Failure::Lenient, 2)
+            ]
+        );
+        assert!(right.places.is_empty());
         let accepted = judged(case, true, &[]);
         assert_eq!(charged(&accepted), [(Some("ASR-212"), Failure::Lenient)]);
         let as_warning = judged(case, true, &[("ASR-212", Severity::Warning, 2)]);

@@ -71,6 +71,7 @@ pub fn report() -> RunReport {
                 issues: None,
             }),
             roles: vec![ProtocolRole::Validator],
+            versus: None,
         },
         command_line: vec![
             "asr-ctk".into(),

@@ -164,6 +164,18 @@ fn failure(out: &mut String, case: &CaseResult) {
         }
         None => {}
     }
+    if let Some(difference) = case
+        .expected
+        .as_deref()
+        .zip(case.actual.as_deref())
+        .and_then(|(e, a)| super::difference::first_difference(e, a))
+    {
+        let _ = writeln!(
+            out,
+            "- First difference: {}",
+            code_span(&difference.to_string())
+        );
+    }
     out.push('\n');
     if let Some(diff) = &case.diff {
         out.push_str(&fence(diff, "diff"));
@@ -344,6 +356,19 @@ mod tests {
         let mut report = report();
         report.incomplete = Some("3 case(s) not run: the run was interrupted".into());
         assert!(markdown(&report).contains("- **Incomplete:** 3 case(s) not run"));
+    }
+
+    #[test]
+    fn a_failure_says_where_its_answer_first_differs() {
+        let md = markdown(&report());
+        assert!(
+            md.contains(
+                "- First difference: `first difference at character 7 (line 1, column 8): \
+                 expected \"valid: false\\nASR-231 error line 2\\n\", actual \"valid: true\\n\"; \
+                 expected 34 characters, actual 12`\n"
+            ),
+            "{md}"
+        );
     }
 
     #[test]

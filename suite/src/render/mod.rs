@@ -11,16 +11,18 @@
 //! the report.
 
 mod badge;
+pub mod difference;
 mod html;
 mod junit;
 mod markdown;
 pub mod sarif;
+pub mod streams;
 
 #[cfg(test)]
 mod fixture;
 
 pub use badge::badge;
-pub use html::html;
+pub use html::{html, html_with_streams};
 pub use junit::junit;
 pub use markdown::markdown;
 
@@ -151,11 +153,19 @@ const NO_RULE_APPLIES: &str = "No rule applies to the roles the implementation p
 
 impl<'a> View<'a> {
     fn of(report: &'a RunReport) -> Self {
-        View {
-            title: report.adapter.implementation.as_ref().map_or_else(
+        let named = |i: Option<&crate::protocol::Implementation>| {
+            i.map_or_else(
                 || "unknown implementation".to_owned(),
                 |i| format!("{} {}", i.name, i.version),
-            ),
+            )
+        };
+        let first = named(report.adapter.implementation.as_ref());
+        View {
+            // A comparison is of two implementations, and its title says so.
+            title: match &report.adapter.versus {
+                Some(second) => format!("{first} versus {}", named(second.implementation.as_ref())),
+                None => first,
+            },
             about: about(report),
             totals: Outcome::ALL
                 .iter()
@@ -306,6 +316,23 @@ fn about(report: &RunReport) -> Vec<Row> {
         shell_words::join(&report.adapter.command),
         RowKind::Code,
     ));
+    if let Some(second) = &report.adapter.versus {
+        rows.push(row(
+            "Versus",
+            "versus",
+            second.implementation.as_ref().map_or_else(
+                || "an implementation that never said who it is".to_owned(),
+                |i| format!("{} {} ({})", i.name, i.version, i.language),
+            ),
+            RowKind::Text,
+        ));
+        rows.push(row(
+            "Versus adapter",
+            "versusAdapter",
+            shell_words::join(&second.command),
+            RowKind::Code,
+        ));
+    }
     rows.push(row(
         "Mode",
         "mode",
@@ -553,6 +580,40 @@ mod tests {
         assert_eq!(back, r);
     }
 
+    #[test]
+    fn a_comparison_names_both_implementations_and_both_commands() {
+        let mut r = report();
+        r.adapter.mode = "diff".into();
+        r.adapter.versus = Some(crate::conformance::Compared {
+            command: vec!["./other".into(), "--x".into(), "a b".into()],
+            implementation: Some(crate::protocol::Implementation {
+                name: "asr-py".into(),
+                version: "0.9".into(),
+                language: "Python".into(),
+                homepage: None,
+                issues: None,
+            }),
+        });
+        let view = View::of(&r);
+        assert_eq!(view.title, "asr-go 1.2.3 versus asr-py 0.9");
+        let row = |key: &str| {
+            view.about
+                .iter()
+                .find(|row| row.key == key)
+                .map(|row| row.value.as_str())
+        };
+        assert_eq!(row("adapter"), Some("./adapter --flag 'two words'"));
+        assert_eq!(row("versus"), Some("asr-py 0.9 (Python)"));
+        assert_eq!(row("versusAdapter"), Some("./other --x 'a b'"));
+        r.adapter.versus.as_mut().expect("versus").implementation = None;
+        assert_eq!(
+            View::of(&r).title,
+            "asr-go 1.2.3 versus unknown implementation"
+        );
+        let json = serde_json::to_value(&r).expect("serializes");
+        assert!(schema().is_valid(&json), "the schema knows versus");
+    }
+
     fn schema() -> jsonschema::Validator {
         let schema: serde_json::Value =
             serde_json::from_str(include_str!("../../../schemas/report.schema.json"))
@@ -570,6 +631,18 @@ mod tests {
             .map(|e| format!("{e} at {}", e.instance_path()))
             .collect();
         assert!(errors.is_empty(), "{errors:?}");
+
+        r.cases[1].places = vec![crate::conformance::Place {
+            rule: "ASR-231".into(),
+            kind: crate::conformance::Failure::Lenient,
+            line: 2,
+            part: Some("child".into()),
+        }];
+        let json = serde_json::to_value(&r).expect("serializes");
+        assert!(validator.is_valid(&json), "a failure's places");
+        let mut nowhere = json.clone();
+        nowhere["cases"][1]["places"][0]["line"] = serde_json::json!(0);
+        assert!(!validator.is_valid(&nowhere), "lines are 1-based");
 
         r.adapter.implementation = None;
         r.shards = vec!["1/2".into(), "2/2".into()];

@@ -68,12 +68,27 @@ pub fn conformance(report: &RunReport, streams: &StreamFiles) -> Value {
     log(json!({
         "tool": tool(&report.kit_version),
         "invocations": [invocation],
-        "originalUriBaseIds": {
-            CORPUS: { "description": { "text": "The corpus directory of the run." } }
-        },
+        "originalUriBaseIds": { CORPUS: corpus_base(&report.corpus.path) },
         "results": results,
         "properties": { "implementation": view.title, "caseSet": report.case_set },
     }))
+}
+
+/// The corpus directory as a base for the stream files' addresses: a `file:` URI ending in
+/// `/` (SARIF requires it) when the path is absolute, as the kit records it.
+fn corpus_base(path: &str) -> Value {
+    let mut base = json!({ "description": { "text": "The corpus directory of the run." } });
+    let absolute = std::path::Path::new(path);
+    let absolute = if absolute.is_absolute() {
+        Some(absolute.to_path_buf())
+    } else {
+        std::path::absolute(absolute).ok()
+    };
+    if let Some(dir) = absolute.as_deref().and_then(std::path::Path::to_str) {
+        let dir = dir.trim_end_matches('/');
+        base["uri"] = json!(format!("file://{}/", utf8_percent_encode(dir, PATH)));
+    }
+    base
 }
 
 fn log(run: Value) -> Value {
@@ -202,15 +217,34 @@ fn failing_case(case: &CaseResult, streams: &StreamFiles) -> Value {
         Outcome::Fail => "the answer differs from the expectation".to_owned(),
         other => other.as_str().to_owned(),
     });
-    let locations: Vec<Value> = streams
-        .get(&case.name)
-        .into_iter()
-        .flatten()
-        .map(|path| {
-            json!({ "physicalLocation": { "artifactLocation": {
+    let files = streams.get(&case.name).map_or(&[][..], Vec::as_slice);
+    let locations: Vec<Value> = files
+        .iter()
+        .flat_map(|path| {
+            let artifact = json!({
                 "uri": utf8_percent_encode(path, PATH).to_string(),
                 "uriBaseId": CORPUS,
-            } } })
+            });
+            let mut lines: Vec<usize> = case
+                .places
+                .iter()
+                .filter(|place| place.line >= 1 && in_file(place.part.as_deref(), path, files))
+                .map(|place| place.line)
+                .collect();
+            lines.sort_unstable();
+            lines.dedup();
+            if lines.is_empty() {
+                return vec![json!({ "physicalLocation": { "artifactLocation": artifact } })];
+            }
+            lines
+                .into_iter()
+                .map(|line| {
+                    json!({ "physicalLocation": {
+                        "artifactLocation": artifact,
+                        "region": { "startLine": line },
+                    } })
+                })
+                .collect()
         })
         .collect();
     let mut result = json!({
@@ -232,6 +266,16 @@ fn failing_case(case: &CaseResult, streams: &StreamFiles) -> Value {
         result["locations"] = json!(locations);
     }
     result
+}
+
+/// Whether a place on the stream `part` is in the stream file `path` of a case whose stream
+/// files are `files`: a case of one stream has no part names; of several, each file is
+/// `<name>.<part>.jsonl` (as the corpus names them).
+fn in_file(part: Option<&str>, path: &str, files: &[String]) -> bool {
+    match part {
+        None => files.len() == 1,
+        Some(part) => path.ends_with(&format!(".{part}.jsonl")),
+    }
 }
 
 /// What a path may not hold as it is in a URI path: a colon too, so that a relative path is
@@ -421,6 +465,82 @@ mod tests {
         let mut log = validation(&[]);
         log["runs"][0]["tool"]["driver"]["nickname"] = json!("x");
         assert!(!schema().is_valid(&log), "an unknown member");
+    }
+
+    #[test]
+    fn a_failure_at_a_line_is_a_region_and_the_corpus_is_a_file_uri() {
+        use crate::conformance::{Failure, Place};
+        let mut report = report();
+        report.corpus.path = "/home/a user/cache/corpus#1".into();
+        let place = |line, part: Option<&str>| Place {
+            rule: "ASR-231".into(),
+            kind: Failure::Lenient,
+            line,
+            part: part.map(str::to_owned),
+        };
+        report.cases[1].places = vec![place(3, None), place(2, None), place(3, None)];
+        report.cases[4].places = vec![place(5, Some("child"))];
+        let streams: StreamFiles = [
+            (
+                "messages/ASR-231/n_bad_role".to_owned(),
+                vec!["messages/ASR-231/n_bad_role.jsonl".to_owned()],
+            ),
+            (
+                "lineage/ASR-412/n_mismatch".to_owned(),
+                vec![
+                    "lineage/ASR-412/n_mismatch.child.jsonl".to_owned(),
+                    "lineage/ASR-412/n_mismatch.parent.jsonl".to_owned(),
+                ],
+            ),
+        ]
+        .into_iter()
+        .collect();
+        let log = conformance(&report, &streams);
+        assert_valid(&log);
+        let run = &log["runs"][0];
+        assert_eq!(
+            run["originalUriBaseIds"]["CORPUS"]["uri"],
+            "file:///home/a%20user/cache/corpus%231/"
+        );
+        let regions = |result: &Value| -> Vec<(String, Value)> {
+            result["locations"]
+                .as_array()
+                .expect("locations")
+                .iter()
+                .map(|l| {
+                    let physical = &l["physicalLocation"];
+                    (
+                        physical["artifactLocation"]["uri"]
+                            .as_str()
+                            .expect("uri")
+                            .to_owned(),
+                        physical["region"]["startLine"].clone(),
+                    )
+                })
+                .collect()
+        };
+        let results = run["results"].as_array().expect("results");
+        assert_eq!(
+            regions(&results[0]),
+            [
+                ("messages/ASR-231/n_bad_role.jsonl".to_owned(), json!(2)),
+                ("messages/ASR-231/n_bad_role.jsonl".to_owned(), json!(3)),
+            ]
+        );
+        assert_eq!(
+            regions(&results[2]),
+            [
+                (
+                    "lineage/ASR-412/n_mismatch.child.jsonl".to_owned(),
+                    json!(5)
+                ),
+                (
+                    "lineage/ASR-412/n_mismatch.parent.jsonl".to_owned(),
+                    Value::Null
+                ),
+            ],
+            "the line is on its own stream only"
+        );
     }
 
     #[test]
