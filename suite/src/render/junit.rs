@@ -134,6 +134,10 @@ mod tests {
             "{xml}"
         );
         assert!(xml.contains("<property name=\"startedAt\" value=\"2026-11-29T13:04:05Z\"/>"));
+        assert!(
+            xml.contains("<property name=\"corpus\" value=\"the kit&apos;s own, verified\"/>"),
+            "the corpus a certification ran on: {xml}"
+        );
         assert_eq!(xml.matches("<testcase ").count(), 5);
         assert!(xml.contains(
             "<testcase name=\"messages/ASR-212/y_image_blob_only\" classname=\"ASR-212\" time=\"1.234\"/>"

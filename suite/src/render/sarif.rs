@@ -70,7 +70,12 @@ pub fn conformance(report: &RunReport, streams: &StreamFiles) -> Value {
         "invocations": [invocation],
         "originalUriBaseIds": { CORPUS: corpus_base(&report.corpus.path) },
         "results": results,
-        "properties": { "implementation": view.title, "caseSet": report.case_set },
+        "properties": {
+            "implementation": view.title,
+            "caseSet": report.case_set,
+            // Whether the corpus was the kit's own, verified: a certification says so.
+            "corpus": report.corpus,
+        },
     }))
 }
 
@@ -501,6 +506,10 @@ mod tests {
         assert_eq!(
             run["originalUriBaseIds"]["CORPUS"]["uri"],
             "file:///home/a%20user/cache/corpus%231/"
+        );
+        assert_eq!(
+            run["properties"]["corpus"],
+            json!({"origin": "kit", "path": "/home/a user/cache/corpus#1", "verified": true})
         );
         let regions = |result: &Value| -> Vec<(String, Value)> {
             result["locations"]
