@@ -8,9 +8,24 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// An adapter that calls every stream valid.
-fn accepts_all() -> String {
-    format!("sh {}", adapters().join("oneshot_accepts_all.sh").display())
+/// A one-shot validator run of an adapter that calls every stream valid, reports in `out`,
+/// with `extra` options, to be started.
+fn accepting(out: &Path, extra: &[&str]) -> Kit {
+    let adapter = format!("sh {}", adapters().join("oneshot_accepts_all.sh").display());
+    let out = out.to_string_lossy();
+    let mut args = vec![
+        "run",
+        "--quiet",
+        "--oneshot",
+        "--role",
+        "validator",
+        "--adapter",
+        &adapter,
+        "--out",
+        &out,
+    ];
+    args.extend_from_slice(extra);
+    Kit::new(&args)
 }
 
 use crate::helpers::report_in as report;
@@ -53,22 +68,10 @@ fn a_poisoned_cache_is_unpacked_again_before_it_is_used() {
     let place = scratch("trust-poison");
     let cache = place.join("cache");
     let run = |out: &str| {
-        Kit::new(&[
-            "run",
-            "--quiet",
-            "--oneshot",
-            "--role",
-            "validator",
-            "--adapter",
-            &accepts_all(),
-            "--case",
-            "messages/ASR-212/*",
-            "--out",
-            &place.join(out).to_string_lossy(),
-        ])
-        .current_dir(&place)
-        .envs(&[("XDG_CACHE_HOME", &cache.to_string_lossy())])
-        .output()
+        accepting(&place.join(out), &["--case", "messages/ASR-212/*"])
+            .current_dir(&place)
+            .envs(&[("XDG_CACHE_HOME", &cache.to_string_lossy())])
+            .output()
     };
     let clean = run("clean");
     assert_eq!(clean.status.code(), Some(1), "{clean:?}");
@@ -110,21 +113,15 @@ fn a_directory_corpus_is_reported_as_not_verified() {
         }
     }
     let out = place.join("out");
-    let output = Kit::new(&[
-        "run",
-        "--quiet",
-        "--oneshot",
-        "--role",
-        "validator",
-        "--adapter",
-        &accepts_all(),
-        "--case",
-        "messages/ASR-212/*",
-        "--cases",
-        &trimmed.to_string_lossy(),
-        "--out",
-        &out.to_string_lossy(),
-    ])
+    let output = accepting(
+        &out,
+        &[
+            "--case",
+            "messages/ASR-212/*",
+            "--cases",
+            &trimmed.to_string_lossy(),
+        ],
+    )
     .output();
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let report = report(&out);
@@ -394,20 +391,7 @@ fn reports_replace_planted_links_instead_of_writing_through_them() {
 fn the_html_report_shows_a_failing_cases_stream() {
     let place = scratch("trust-html-stream");
     let out = place.join("out");
-    let output = Kit::new(&[
-        "run",
-        "--quiet",
-        "--oneshot",
-        "--role",
-        "validator",
-        "--adapter",
-        &accepts_all(),
-        "--case",
-        "messages/ASR-212/n_image_data_and_blob",
-        "--out",
-        &out.to_string_lossy(),
-    ])
-    .output();
+    let output = accepting(&out, &["--case", "messages/ASR-212/n_image_data_and_blob"]).output();
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     let page = std::fs::read_to_string(out.join("report.html")).expect("report.html");
     let stream =

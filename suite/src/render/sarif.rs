@@ -485,21 +485,7 @@ mod tests {
         };
         report.cases[1].places = vec![place(3, None), place(2, None), place(3, None)];
         report.cases[4].places = vec![place(5, Some("child"))];
-        let streams: StreamFiles = [
-            (
-                "messages/ASR-231/n_bad_role".to_owned(),
-                vec!["messages/ASR-231/n_bad_role.jsonl".to_owned()],
-            ),
-            (
-                "lineage/ASR-412/n_mismatch".to_owned(),
-                vec![
-                    "lineage/ASR-412/n_mismatch.child.jsonl".to_owned(),
-                    "lineage/ASR-412/n_mismatch.parent.jsonl".to_owned(),
-                ],
-            ),
-        ]
-        .into_iter()
-        .collect();
+        let streams = fixture_streams();
         let log = conformance(&report, &streams);
         assert_valid(&log);
         let run = &log["runs"][0];
@@ -552,10 +538,9 @@ mod tests {
         );
     }
 
-    #[test]
-    fn failing_cases_are_results_at_their_stream_files() {
-        let mut report = report();
-        let streams: StreamFiles = [
+    /// The stream files of the fixture report's failing cases, one of them a family.
+    fn fixture_streams() -> StreamFiles {
+        [
             (
                 "messages/ASR-231/n_bad_role".to_owned(),
                 vec!["messages/ASR-231/n_bad_role.jsonl".to_owned()],
@@ -569,7 +554,13 @@ mod tests {
             ),
         ]
         .into_iter()
-        .collect();
+        .collect()
+    }
+
+    #[test]
+    fn failing_cases_are_results_at_their_stream_files() {
+        let mut report = report();
+        let streams = fixture_streams();
         let log = conformance(&report, &streams);
         assert_valid(&log);
         let run = &log["runs"][0];
