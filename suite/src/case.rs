@@ -311,21 +311,13 @@ pub fn inside_corpus(root: &Path, path: &Path) -> Result<(), CaseError> {
         error,
     };
     let canonical_root = std::fs::canonicalize(root).map_err(io)?;
-    if crate::walk::regular_inside(&canonical_root, path).map_err(io)? {
-        return Ok(());
+    match crate::walk::refusal(&canonical_root, path).map_err(io)? {
+        None => Ok(()),
+        Some(why) => Err(CaseError::NotInCorpus {
+            path: path.to_owned(),
+            why: format!("it is {why}: not read"),
+        }),
     }
-    let why = match std::fs::canonicalize(path) {
-        Ok(real) if !real.starts_with(&canonical_root) => format!(
-            "it is a link to {}, outside the corpus {}: not read",
-            real.display(),
-            root.display()
-        ),
-        _ => "it is not a regular file: not read".to_owned(),
-    };
-    Err(CaseError::NotInCorpus {
-        path: path.to_owned(),
-        why,
-    })
 }
 
 /// Loads one case from its sidecar's path.

@@ -145,11 +145,19 @@ impl Note {
     }
 }
 
-/// Whether `path`, links followed, is a regular file inside `root` (a canonical path): the
-/// test every file of a corpus passes before it is read.
-pub fn regular_inside(root: &Path, path: &Path) -> std::io::Result<bool> {
-    let canonical = fs::canonicalize(path)?;
-    Ok(canonical.starts_with(root) && fs::metadata(&canonical)?.is_file())
+/// Why `path` is not to be read as a file of the directory `root` (a canonical path), if it
+/// is not: a link leading outside it, or something that is not a regular file (a FIFO would
+/// block the read). The test every file of a corpus passes before it is read.
+pub fn refusal(root: &Path, path: &Path) -> std::io::Result<Option<String>> {
+    let real = fs::canonicalize(path)?;
+    if !real.starts_with(root) {
+        return Ok(Some(format!(
+            "a link to {}, outside {}",
+            real.display(),
+            root.display()
+        )));
+    }
+    Ok((!fs::metadata(&real)?.is_file()).then(|| "not a regular file".to_owned()))
 }
 
 impl fmt::Display for Note {

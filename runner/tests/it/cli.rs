@@ -773,14 +773,7 @@ fn cases_counts_the_corpus_as_run_does() {
         .expect("N of M cases");
     assert_eq!(shown, fixtures, "{text}");
     let out = dir("cases-count");
-    let run = asr_ctk(&[
-        "run",
-        "--quiet",
-        "--case",
-        "messages/ASR-212/*",
-        "--out",
-        &out.to_string_lossy(),
-    ]);
+    let run = crate::helpers::run_212(&out);
     assert_eq!(run.status.code(), Some(0));
     let report: asr_suite::conformance::RunReport = crate::helpers::report_in(&out);
     assert_eq!(report.corpus_cases, total);

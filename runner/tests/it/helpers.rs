@@ -83,6 +83,19 @@ impl Drop for Scratch {
     }
 }
 
+/// The reference run on the cases of ASR-212 of the checkout's corpus, reports in `out`.
+pub fn run_212(out: &Path) -> Output {
+    Kit::new(&[
+        "run",
+        "--quiet",
+        "--case",
+        "messages/ASR-212/*",
+        "--out",
+        &out.to_string_lossy(),
+    ])
+    .output()
+}
+
 /// The `report.json` a run wrote into `dir`.
 pub fn report_in(dir: &Path) -> asr_suite::conformance::RunReport {
     serde_json::from_value(report_json_in(dir)).expect("a report")

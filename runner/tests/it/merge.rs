@@ -263,17 +263,32 @@ fn what_a_merge_reads_is_bounded_and_merged_texts_are_cut() {
 /// The shard `i/2` of a run of the reference over [`CASES`] held to the expectations `file`,
 /// its report in `dir/name`.
 fn expected_shard(dir: &Path, name: &str, i: u8, file: &Path) -> PathBuf {
+    let (code, report) = held_shard(dir, name, i, file, &["--case", CASES]);
+    assert_eq!(code, Some(0), "shard {i} of {name}");
+    report
+}
+
+/// The exit status and report of shard `i/2` of a run with `selection` (the adapter, the
+/// cases) held to the expectations `file`, its reports in `dir/name`.
+fn held_shard(
+    dir: &Path,
+    name: &str,
+    i: u8,
+    file: &Path,
+    selection: &[&str],
+) -> (Option<i32>, PathBuf) {
     let out = dir.join(name);
     let (shard, file, out_text) = (
         format!("{i}/2"),
         file.to_string_lossy().into_owned(),
         out.to_string_lossy().into_owned(),
     );
-    let output = asr_ctk(&[
-        "run", "--quiet", "--case", CASES, "--shard", &shard, "--expect", &file, "--out", &out_text,
-    ]);
-    assert_eq!(output.status.code(), Some(0), "{output:?}");
-    out.join("report.json")
+    let mut args = vec![
+        "run", "--quiet", "--shard", &shard, "--expect", &file, "--out", &out_text,
+    ];
+    args.extend_from_slice(selection);
+    let output = asr_ctk(&args);
+    (output.status.code(), out.join("report.json"))
 }
 
 /// Shards whose only failures are the known ones merge into a run that passes the gate, as
@@ -287,31 +302,15 @@ fn a_merge_held_to_expectations_passes_on_known_failures_alone() {
         root.join("examples/python-adapter/adapter_broken.py")
             .display()
     );
-    let shard = |name: &str, i: u8, file: &Path| {
-        let out = dir.join(name);
-        let (shard, file, out_text) = (
-            format!("{i}/2"),
-            file.to_string_lossy().into_owned(),
-            out.to_string_lossy().into_owned(),
-        );
-        let output = asr_ctk(&[
-            "run",
-            "--quiet",
-            "--role",
-            "validator",
-            "--adapter",
-            &broken,
-            "--case",
-            "messages/ASR-2[13]*/*",
-            "--shard",
-            &shard,
-            "--expect",
-            &file,
-            "--out",
-            &out_text,
-        ]);
-        (output.status.code(), out.join("report.json"))
-    };
+    let selection = [
+        "--role",
+        "validator",
+        "--adapter",
+        &broken,
+        "--case",
+        "messages/ASR-2[13]*/*",
+    ];
+    let shard = |name: &str, i: u8, file: &Path| held_shard(&dir, name, i, file, &selection);
     let known = root.join("examples/python-adapter/expect-broken.json");
     let (a, first) = shard("one", 1, &known);
     let (b, second) = shard("two", 2, &known);

@@ -28,20 +28,7 @@ fn accepting(out: &Path, extra: &[&str]) -> Kit {
     Kit::new(&args)
 }
 
-use crate::helpers::report_in as report;
-
-/// The reference run on the cases of ASR-212 of the checkout's corpus, reports in `out`.
-fn run_212(out: &Path) -> std::process::Output {
-    Kit::new(&[
-        "run",
-        "--quiet",
-        "--case",
-        "messages/ASR-212/*",
-        "--out",
-        &out.to_string_lossy(),
-    ])
-    .output()
-}
+use crate::helpers::{report_in as report, run_212};
 
 /// Every file below `dir`.
 fn files(dir: &Path) -> Vec<PathBuf> {
