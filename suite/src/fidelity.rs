@@ -145,22 +145,31 @@ impl fmt::Display for SourcePlace {
 /// The files of a source fixture, by name.
 #[derive(Debug, Clone, Default)]
 pub struct Source {
-    files: BTreeMap<String, Vec<u8>>,
+    /// Sorted by name, each name once.
+    files: Vec<(String, Vec<u8>)>,
 }
 
 impl Source {
     /// A source of these files (name, bytes).
     pub fn from_files(files: Vec<(String, Vec<u8>)>) -> Self {
+        let files: BTreeMap<String, Vec<u8>> = files.into_iter().collect();
         Source {
             files: files.into_iter().collect(),
         }
+    }
+
+    /// The files, by name.
+    pub fn files(&self) -> &[(String, Vec<u8>)] {
+        &self.files
     }
 
     /// The value at a place of the source, or why there is none.
     pub fn value_at(&self, place: &SourcePlace) -> Result<Value, String> {
         let bytes = self
             .files
-            .get(&place.file)
+            .iter()
+            .find(|(name, _)| *name == place.file)
+            .map(|(_, bytes)| bytes)
             .ok_or_else(|| format!("the source has no file {:?}", place.file))?;
         let text = match place.line {
             Some(line) => bytes

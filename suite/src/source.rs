@@ -159,8 +159,11 @@ pub struct OutputFailure {
     /// How: the output is no valid stream ([`Failure::Invalid`]) or says something of the
     /// source it must not ([`Failure::Fidelity`]).
     pub kind: Failure,
-    /// Only a warning of the stream checker (a SHOULD broken) the fixture does not expect.
+    /// Only a warning of the stream checker, or a SHOULD property broken: non-strict.
     pub warning: bool,
+    /// The kit's decision the failure rests on, where the spec in hand does not settle
+    /// it: non-strict.
+    pub decision: Option<String>,
 }
 
 impl SourceFixture {
@@ -178,35 +181,16 @@ impl SourceFixture {
     }
 
     /// How `output` (stream name, bytes) fails this fixture: an error of the stream checker
-    /// under its rule, a warning under a rule the fixture does not allow, an assertion that
-    /// does not hold under its rule. Empty when it meets the fixture.
+    /// under its rule, a warning under a rule the fixture does not allow, a conservation
+    /// property the output breaks of the source's facts ([`crate::conserve`]), an assertion
+    /// that does not hold under its rule. Empty when it meets the fixture.
     pub fn judge(&self, source: &Source, output: &[(&str, &[u8])]) -> Vec<OutputFailure> {
         let expect = &self.sidecar.expect.producer;
-        let mut failures = Vec::new();
-        for (stream, bytes) in output {
-            let report = check_bytes(bytes, &CheckOptions::default());
-            for d in &report.diagnostics {
-                let allowed = d.severity != Severity::Error && expect.warnings.contains(&d.rule);
-                if d.severity != Severity::Notice && !allowed {
-                    failures.push(OutputFailure {
-                        rule: d.rule.clone(),
-                        kind: Failure::Invalid,
-                        warning: d.severity == Severity::Warning,
-                        message: format!(
-                            "the output{} is not a valid stream: line {}: {} {}",
-                            if stream.is_empty() {
-                                String::new()
-                            } else {
-                                format!(" {stream:?}")
-                            },
-                            d.line,
-                            d.severity,
-                            d.message
-                        ),
-                    });
-                }
-            }
-        }
+        let mut failures = stream_failures(output, &expect.warnings);
+        failures.extend(property_failures(
+            &crate::facts::read(&self.sidecar.format, source.files()),
+            output,
+        ));
         failures.extend(
             evaluate(&expect.assertions, output, source)
                 .into_iter()
@@ -215,10 +199,60 @@ impl SourceFixture {
                     message: f.to_string(),
                     kind: Failure::Fidelity,
                     warning: false,
+                    decision: None,
                 }),
         );
         failures
     }
+}
+
+/// How `output` fails as streams: each error of the stream checker, and each warning under
+/// a rule not in `allowed`, under its rule.
+pub fn stream_failures(output: &[(&str, &[u8])], allowed: &[String]) -> Vec<OutputFailure> {
+    let mut failures = Vec::new();
+    for (stream, bytes) in output {
+        let report = check_bytes(bytes, &CheckOptions::default());
+        for d in &report.diagnostics {
+            let allowed = d.severity != Severity::Error && allowed.contains(&d.rule);
+            if d.severity != Severity::Notice && !allowed {
+                failures.push(OutputFailure {
+                    rule: d.rule.clone(),
+                    kind: Failure::Invalid,
+                    warning: d.severity == Severity::Warning,
+                    decision: None,
+                    message: format!(
+                        "the output{} is not a valid stream: line {}: {} {}",
+                        if stream.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" {stream:?}")
+                        },
+                        d.line,
+                        d.severity,
+                        d.message
+                    ),
+                });
+            }
+        }
+    }
+    failures
+}
+
+/// The conservation properties `output` breaks of the source `facts` describe, as failures.
+pub fn property_failures(
+    facts: &crate::facts::Facts,
+    output: &[(&str, &[u8])],
+) -> Vec<OutputFailure> {
+    crate::conserve::check(facts, output)
+        .into_iter()
+        .map(|broken| OutputFailure {
+            rule: broken.rule.to_owned(),
+            message: broken.to_string(),
+            kind: Failure::Fidelity,
+            warning: broken.warning,
+            decision: broken.decision.map(str::to_owned),
+        })
+        .collect()
 }
 
 /// The corpus directory of source fixtures, and the prefix of their case names.

@@ -28,3 +28,16 @@ pub fn check(facts: &Facts, outputs: &[(&str, &[u8])]) -> Vec<Broken> {
     let _ = (facts, outputs);
     Vec::new()
 }
+
+impl std::fmt::Display for Broken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.message)?;
+        if let Some(stream) = self.stream.as_deref().filter(|s| !s.is_empty()) {
+            write!(f, " (in stream {stream:?})")?;
+        }
+        if let Some(fact) = &self.fact {
+            write!(f, " [source: {fact}]")?;
+        }
+        Ok(())
+    }
+}

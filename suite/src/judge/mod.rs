@@ -6,7 +6,7 @@
 pub mod members;
 mod producer;
 
-pub use producer::judge_producer;
+pub use producer::{judge_conversion, judge_producer};
 
 use crate::case::{Case, Verdict, Violation};
 use crate::catalog::Catalog;

@@ -46,7 +46,37 @@ pub fn judge_producer(case: &Case, outputs: &[(String, Vec<u8>)]) -> Judgement {
             failure.message,
             Some(&failure.rule),
             failure.kind,
-            decision,
+            decision.or(failure.decision.as_deref()),
+            failure.warning,
+        );
+    }
+    judgement
+}
+
+/// Judges a producer's output of a native session that is no fixture (a generated one):
+/// the output must be valid streams with no warning, and break no conservation property of
+/// the facts read from `files` (name and bytes) of `format`.
+pub fn judge_conversion(
+    format: &str,
+    files: &[(String, Vec<u8>)],
+    outputs: &[(String, Vec<u8>)],
+) -> Judgement {
+    let mut judgement = Judgement::passing();
+    judgement.actual_text = streams_text(outputs);
+    let output: Vec<(&str, &[u8])> = outputs
+        .iter()
+        .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+        .collect();
+    let facts = crate::facts::read(format, files);
+    let failures = crate::source::stream_failures(&output, &[])
+        .into_iter()
+        .chain(crate::source::property_failures(&facts, &output));
+    for failure in failures {
+        judgement.charge(
+            failure.message,
+            Some(&failure.rule),
+            failure.kind,
+            failure.decision.as_deref(),
             failure.warning,
         );
     }
