@@ -1,8 +1,57 @@
 //! Conservation properties: what every conversion keeps of its source, checked from the
 //! source's facts ([`crate::facts`]) on a producer's output, each broken property charged
-//! to the rule it rests on.
+//! to the rule it rests on. They hold of every conversion, so every producer case checks
+//! them beside its fixture's own assertions:
+//!
+//! - texts ([`texts`]): every stored text is in the output byte for byte (ASR-211), or a
+//!   `producer.lossy` entry declares its kind lost; in its own session's stream; in the
+//!   source's order;
+//! - ids ([`ids`]): a reasoning item with its own id is a reasoning-only message with it
+//!   (ASR-219), a native message keeps its id (ASR-203, a SHOULD), a tool call keeps its
+//!   call id, and a tool result answers the call it answers in the source;
+//! - authors ([`authors`]): `author: "human"` only on a person's text (ASR-202), never on
+//!   harness, hook or tool output (ASR-203); ASR-226's members only from the source;
+//! - lineage ([`lineage`]): facets, evidence, records, root, scope, copies and `executedBy`
+//!   only as the source's pointers and markers support them (ASR-402..405, 410, 414, 421).
+//!
+//! Where the spec in hand does not settle a property (dropping content without a `lossy`
+//! entry, record order, tool records, one stream per session), the failure names the
+//! catalog's decision it rests on and is non-strict.
+//!
+//! ```
+//! use asr_suite::conserve::check;
+//! use asr_suite::facts::read;
+//!
+//! let source = br#"{"type":"user","uuid":"u1","sessionId":"s1","isSidechain":false,"userType":"external","message":{"role":"user","content":"Fix the parser.\n"}}"#;
+//! let facts = read("claude-code-jsonl", &[("s1.jsonl".to_owned(), source.to_vec())]);
+//! let header = r#"{"type":"session","seq":0,"id":"h","formatVersion":"0.1","agent":{"name":"claude-code"},"sessionId":"s1"}"#;
+//! let kept = format!("{header}\n{}\n", r#"{"type":"message","seq":1,"id":"r1","messageId":"u1","role":"user","content":[{"type":"text","text":"Fix the parser.\n"}]}"#);
+//! assert!(check(&facts, &[("", kept.as_bytes())]).is_empty());
+//! let trimmed = kept.replace(r"parser.\n", "parser.");
+//! let broken = check(&facts, &[("", trimmed.as_bytes())]);
+//! assert_eq!(broken[0].rule, "ASR-211");
+//! assert!(broken[0].message.contains("trimmed"), "{}", broken[0]);
+//! ```
+
+mod authors;
+mod ids;
+mod lineage;
+mod output;
+mod texts;
 
 use crate::facts::{Facts, Location};
+
+/// The decision that a text the output does not hold is declared lost.
+pub const DECISION_CONTENT: &str = "content-kept";
+/// The decision that the output keeps the source's order.
+pub const DECISION_ORDER: &str = "source-order";
+/// The decision that each session of the source is its own stream.
+pub const DECISION_SESSIONS: &str = "session-streams";
+/// The decision on tool calls and results: native call ids, results answering their call.
+pub const DECISION_TOOLS: &str = "tool-traffic";
+
+/// The decisions the properties rest on, each an entry of the catalog.
+pub const DECISIONS: [&str; 4] = [DECISION_CONTENT, DECISION_ORDER, DECISION_SESSIONS, DECISION_TOOLS];
 
 /// One property a producer's output breaks.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,8 +74,17 @@ pub struct Broken {
 /// Every property `outputs` (stream name, bytes) break of the source `facts` describe.
 /// Facts of a format the kit cannot read break nothing.
 pub fn check(facts: &Facts, outputs: &[(&str, &[u8])]) -> Vec<Broken> {
-    let _ = (facts, outputs);
-    Vec::new()
+    if !facts.known {
+        return Vec::new();
+    }
+    let parsed = output::parse(outputs);
+    let out = output::Output::new(facts, outputs, &parsed);
+    let mut broken = Vec::new();
+    let found = texts::check(facts, &out, &mut broken);
+    ids::check(facts, &out, &found, &mut broken);
+    authors::check(facts, &out, &mut broken);
+    lineage::check(facts, &out, &mut broken);
+    broken
 }
 
 impl std::fmt::Display for Broken {
