@@ -10,6 +10,8 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+mod wrong_producers;
+
 /// The rules that bind producers to the source and have no fixture assertion yet. The lint
 /// fails when one of them gets one, so the list only shrinks.
 const SOURCE_RULES_WAITING: &[&str] = &[];
@@ -81,6 +83,7 @@ fn main() {
             }
         },
     ));
+    let everyone = fixtures.clone();
     trials.push(Trial::test("lint::ids_are_unique", move || {
         let mut seen = BTreeSet::new();
         let twice: Vec<String> = fixtures
@@ -94,7 +97,93 @@ fn main() {
         "lint::a_mistake_the_fixture_does_not_fail_under_its_rule_alone_is_reported",
         mistakes_are_checked,
     ));
+    for wrong in wrong_producers::all() {
+        let all = everyone.clone();
+        let kind = wrong.rules.join(",");
+        trials.push(
+            Trial::test(format!("wrong_producer::{}", wrong.name), move || {
+                failed_wherever_it_shows(&wrong, &all)
+            })
+            .with_kind(kind),
+        );
+    }
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// The wrong producer fails, under one of its rules, every fixture whose output its mistake
+/// changes (hard where it says so, on a stable fixture), and its mistake shows on one
+/// fixture at least.
+fn failed_wherever_it_shows(
+    wrong: &wrong_producers::Wrong,
+    fixtures: &[SourceFixture],
+) -> Result<(), Failed> {
+    let mut changed = 0;
+    let mut found = Vec::new();
+    for fixture in fixtures {
+        let golden = fixture.expected()?;
+        let streams: Vec<wrong_producers::Stream> = golden
+            .iter()
+            .map(|(name, bytes)| {
+                let records = String::from_utf8_lossy(bytes)
+                    .lines()
+                    .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                    .filter_map(|v| match v {
+                        Value::Object(o) => Some(o),
+                        _ => None,
+                    })
+                    .collect();
+                (name.clone(), records)
+            })
+            .collect();
+        let mut made = streams.clone();
+        (wrong.make)(&mut made);
+        if made == streams {
+            continue;
+        }
+        changed += 1;
+        let output: Vec<(String, Vec<u8>)> = made
+            .iter()
+            .map(|(name, records)| {
+                let mut bytes = Vec::new();
+                for record in records {
+                    bytes.extend(serde_json::to_vec(record).unwrap_or_default());
+                    bytes.push(b'\n');
+                }
+                (name.clone(), bytes)
+            })
+            .collect();
+        let view: Vec<(&str, &[u8])> = output
+            .iter()
+            .map(|(n, b)| (n.as_str(), b.as_slice()))
+            .collect();
+        let failures = fixture.judge(&fixture.source()?, &view);
+        let charged: Vec<_> = failures
+            .iter()
+            .filter(|f| wrong.rules.contains(&f.rule.as_str()))
+            .collect();
+        let stable = fixture.sidecar.status == asr_suite::case::Status::Stable;
+        if charged.is_empty() {
+            let rules: BTreeSet<&str> = failures.iter().map(|f| f.rule.as_str()).collect();
+            found.push(format!(
+                "{}: not failed under {:?} (failed under {rules:?})",
+                fixture.name, wrong.rules
+            ));
+        } else if wrong.hard
+            && stable
+            && !charged.iter().any(|f| f.decision.is_none() && !f.warning)
+        {
+            found.push(format!(
+                "{}: failed under {:?} only non-strictly: {:?}",
+                fixture.name,
+                wrong.rules,
+                charged.iter().map(|f| &f.message).collect::<Vec<_>>()
+            ));
+        }
+    }
+    if changed == 0 {
+        found.push("the mistake changes no fixture's output: it tests nothing".to_owned());
+    }
+    problems(&found)
 }
 
 fn problems(found: &[String]) -> Result<(), Failed> {

@@ -11,7 +11,10 @@ use serde_json::{Map, Value};
 
 /// The records of `stream` that are `item` by its native id: a message with one of its ids
 /// as `messageId`, a tool call with one as `callId`, a tool result answering its call.
-pub(super) fn records_of<'s>(item: &'s Item, stream: &'s Stream<'_>) -> impl Iterator<Item = usize> + 's {
+pub(super) fn records_of<'s>(
+    item: &'s Item,
+    stream: &'s Stream<'_>,
+) -> impl Iterator<Item = usize> + 's {
     stream
         .records
         .iter()
@@ -25,11 +28,14 @@ fn is_record_of(item: &Item, record: &Map<String, Value>) -> bool {
     let member = |key: &str| record.get(key).and_then(Value::as_str);
     match &item.kind {
         ItemKind::Message | ItemKind::Reasoning | ItemKind::Notice => {
-            kind == Some("message") && member("messageId").is_some_and(|id| item.ids.iter().any(|i| i == id))
+            kind == Some("message")
+                && member("messageId").is_some_and(|id| item.ids.iter().any(|i| i == id))
         }
         ItemKind::ToolCall => {
-            matches!(kind, Some("tool_call" | "plan" | "subagent" | "input_request"))
-                && member("callId").is_some_and(|id| item.ids.iter().any(|i| i == id))
+            matches!(
+                kind,
+                Some("tool_call" | "plan" | "subagent" | "input_request")
+            ) && member("callId").is_some_and(|id| item.ids.iter().any(|i| i == id))
         }
         ItemKind::ToolResult => {
             kind == Some("tool_result") && member("callId") == item.answers.as_deref()
@@ -53,12 +59,10 @@ pub(super) fn check(facts: &Facts, out: &Output<'_>, found: &Found, broken: &mut
         match &item.kind {
             ItemKind::Reasoning if !item.ids.is_empty() => {
                 let only_reasoning = |r: &Map<String, Value>| {
-                    r.get("content")
-                        .and_then(Value::as_array)
-                        .is_some_and(|c| {
-                            c.len() == 1
-                                && c[0].get("type").and_then(Value::as_str) == Some("reasoning")
-                        })
+                    r.get("content").and_then(Value::as_array).is_some_and(|c| {
+                        c.len() == 1
+                            && c[0].get("type").and_then(Value::as_str) == Some("reasoning")
+                    })
                 };
                 if records.iter().any(|(_, r)| only_reasoning(r)) {
                     continue;
@@ -66,11 +70,14 @@ pub(super) fn check(facts: &Facts, out: &Output<'_>, found: &Found, broken: &mut
                 let why = if let Some((_, r)) = records.first() {
                     format!(
                         "the message with its id holds {} parts, not exactly one reasoning part",
-                        r.get("content").and_then(Value::as_array).map_or(0, Vec::len)
+                        r.get("content")
+                            .and_then(Value::as_array)
+                            .map_or(0, Vec::len)
                     )
-                } else if let Some(r) = holders.iter().find(|r| {
-                    r.get("type").and_then(Value::as_str) == Some("message")
-                }) {
+                } else if let Some(r) = holders
+                    .iter()
+                    .find(|r| r.get("type").and_then(Value::as_str) == Some("message"))
+                {
                     format!(
                         "its reasoning is folded into the message {:?}",
                         r.get("messageId").and_then(Value::as_str).unwrap_or("")
@@ -152,7 +159,10 @@ pub(super) fn check(facts: &Facts, out: &Output<'_>, found: &Found, broken: &mut
                     format!(
                         "the tool result of call {call:?} is written as answering {:?}: {}",
                         results[0],
-                        item.texts.first().map(|t| excerpt(&t.text)).unwrap_or_default()
+                        item.texts
+                            .first()
+                            .map(|t| excerpt(&t.text))
+                            .unwrap_or_default()
                     )
                 } else if records.is_empty() {
                     format!("no tool_result record answers the call {call:?}")

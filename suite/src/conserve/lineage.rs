@@ -123,10 +123,20 @@ fn facets(
         };
         if meant.is_empty() {
             let (rule, why) = if to.iter().any(|p| p.meaning.is_none()) {
-                ("ASR-405", "the source does not record what its pointer means: relatedUnknown".to_owned())
+                (
+                    "ASR-405",
+                    "the source does not record what its pointer means: relatedUnknown".to_owned(),
+                )
             } else {
-                let recorded: Vec<&str> = to.iter().filter_map(|p| p.meaning).map(Relation::facet).collect();
-                ("ASR-403", format!("the source records the relation as {}", recorded.join(", ")))
+                let recorded: Vec<&str> = to
+                    .iter()
+                    .filter_map(|p| p.meaning)
+                    .map(Relation::facet)
+                    .collect();
+                (
+                    "ASR-403",
+                    format!("the source records the relation as {}", recorded.join(", ")),
+                )
             };
             push(
                 rule,
@@ -283,7 +293,11 @@ fn names(reference: &str, id: &str) -> bool {
     let Ok(parsed) = parse_session_ref(reference) else {
         return reference == id;
     };
-    let decode = |s: &str| percent_encoding::percent_decode_str(s).decode_utf8_lossy().into_owned();
+    let decode = |s: &str| {
+        percent_encoding::percent_decode_str(s)
+            .decode_utf8_lossy()
+            .into_owned()
+    };
     let whole = decode(parsed.path);
     let last = parsed.path.rsplit(':').next().map(decode);
     whole == id || last.as_deref() == Some(id)

@@ -51,7 +51,12 @@ pub const DECISION_SESSIONS: &str = "session-streams";
 pub const DECISION_TOOLS: &str = "tool-traffic";
 
 /// The decisions the properties rest on, each an entry of the catalog.
-pub const DECISIONS: [&str; 4] = [DECISION_CONTENT, DECISION_ORDER, DECISION_SESSIONS, DECISION_TOOLS];
+pub const DECISIONS: [&str; 4] = [
+    DECISION_CONTENT,
+    DECISION_ORDER,
+    DECISION_SESSIONS,
+    DECISION_TOOLS,
+];
 
 /// One property a producer's output breaks.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -89,9 +89,9 @@ pub(super) fn declared_lost(lossy: &[&str], kind: TextKind) -> bool {
     lossy.iter().any(|entry| {
         kind.lossy_names().iter().any(|name| {
             *entry == *name
-                || entry.strip_prefix(name).is_some_and(|rest| {
-                    matches!(rest, ".text" | ".summary" | ".output" | ".input")
-                })
+                || entry
+                    .strip_prefix(name)
+                    .is_some_and(|rest| matches!(rest, ".text" | ".summary" | ".output" | ".input"))
         })
     })
 }
@@ -140,7 +140,10 @@ fn placement(facts: &Facts, out: &Output<'_>, found: &Found, broken: &mut Vec<Br
                         .unwrap_or_default(),
                     into.session
                         .and_then(|n| facts.sessions.get(n))
-                        .map_or_else(|| "another session".to_owned(), |o| format!("session {:?}", o.id)),
+                        .map_or_else(
+                            || "another session".to_owned(),
+                            |o| format!("session {:?}", o.id)
+                        ),
                     excerpt(&text.text)
                 ),
                 stream: Some(into.name.to_owned()),
