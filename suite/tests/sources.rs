@@ -157,12 +157,12 @@ fn failed_wherever_it_shows(
             .map(|(n, b)| (n.as_str(), b.as_slice()))
             .collect();
         let failures = fixture.judge(&fixture.source()?, &view);
-        let charged: Vec<_> = failures
+        let under_its_rule: Vec<_> = failures
             .iter()
             .filter(|f| wrong.rules.contains(&f.rule.as_str()))
             .collect();
         let stable = fixture.sidecar.status == asr_suite::case::Status::Stable;
-        if charged.is_empty() {
+        if under_its_rule.is_empty() {
             let rules: BTreeSet<&str> = failures.iter().map(|f| f.rule.as_str()).collect();
             found.push(format!(
                 "{}: not failed under {:?} (failed under {rules:?})",
@@ -170,13 +170,18 @@ fn failed_wherever_it_shows(
             ));
         } else if wrong.hard
             && stable
-            && !charged.iter().any(|f| f.decision.is_none() && !f.warning)
+            && !under_its_rule
+                .iter()
+                .any(|f| f.decision.is_none() && !f.warning)
         {
             found.push(format!(
                 "{}: failed under {:?} only non-strictly: {:?}",
                 fixture.name,
                 wrong.rules,
-                charged.iter().map(|f| &f.message).collect::<Vec<_>>()
+                under_its_rule
+                    .iter()
+                    .map(|f| &f.message)
+                    .collect::<Vec<_>>()
             ));
         }
     }

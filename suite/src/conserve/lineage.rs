@@ -271,11 +271,11 @@ fn delegation(
     else {
         return;
     };
-    let link = format!("callId={call}");
+    let named = format!("callId={call}");
     if session
         .pointers
         .iter()
-        .any(|p| p.record.as_deref() == Some(link.as_str()))
+        .any(|p| p.record.as_deref() == Some(named.as_str()))
     {
         return;
     }

@@ -104,3 +104,6 @@ impl std::fmt::Display for Broken {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests;

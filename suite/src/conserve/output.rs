@@ -77,7 +77,7 @@ impl<'a> Output<'a> {
         let mut strings: HashMap<&'a str, Vec<Place>> = HashMap::new();
         for (s, stream) in streams.iter().enumerate() {
             for (r, (_, record)) in stream.records.iter().enumerate() {
-                for (key, value) in record.iter() {
+                for (key, value) in *record {
                     index(value, &format!("/{key}"), &mut |pointer, text| {
                         strings.entry(text).or_default().push(Place {
                             stream: s,

@@ -189,9 +189,10 @@ fn order(facts: &Facts, out: &Output<'_>, found: &Found, broken: &mut Vec<Broken
                 continue;
             }
             let floor = last.map_or(0, |(at, _)| at);
-            match positions.iter().find(|p| **p >= floor) {
-                Some(p) => last = Some((*p, item)),
-                None => {
+            if let Some(p) = positions.iter().find(|p| **p >= floor) {
+                last = Some((*p, item));
+            } else {
+                {
                     let before = last.map(|(_, i)| i.at.to_string()).unwrap_or_default();
                     broken.push(Broken {
                         rule: "ASR-211",
@@ -229,11 +230,12 @@ fn canonical_form(text: &str) -> String {
 
 /// How `to` differs from `from`, in words: the first single change that explains it.
 fn how_changed(from: &str, to: &str) -> &'static str {
-    let tests: [(&str, fn(&str) -> String); 6] = [
-        ("trimmed", |s| s.trim().to_owned()),
+    type Test = (&'static str, fn(&str) -> String);
+    let tests: [Test; 6] = [
         ("line endings converted", |s| {
             s.replace("\r\n", "\n").replace('\r', "\n")
         }),
+        ("trimmed", |s| s.trim().to_owned()),
         ("Unicode-normalised", |s| s.nfkc().collect()),
         ("stripped of escape codes", strip_escapes),
         ("stripped of zero-width or bidirectional characters", |s| {

@@ -119,6 +119,7 @@ impl Location {
     }
 
     /// The same place, further into its value.
+    #[must_use]
     pub fn at(&self, pointer: impl AsRef<str>) -> Self {
         Location {
             file: self.file.clone(),
@@ -370,6 +371,7 @@ impl Item {
     }
 
     /// With a native id.
+    #[must_use]
     pub fn id(mut self, id: impl Into<String>) -> Self {
         let id = id.into();
         if !id.is_empty() && !self.ids.contains(&id) {
@@ -379,6 +381,7 @@ impl Item {
     }
 
     /// With a stored text.
+    #[must_use]
     pub fn text(
         mut self,
         text: impl Into<String>,
@@ -464,12 +467,11 @@ pub fn json_lines<'a>(
 /// A file that is one JSON value, or `None` (recorded in `unknown`).
 pub fn json_file(file: &str, bytes: &[u8], unknown: &mut Vec<Location>) -> Option<Value> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    match serde_json::from_slice(bytes) {
-        Ok(value) => Some(value),
-        Err(_) => {
-            unknown.push(Location::file(file, ""));
-            None
-        }
+    if let Ok(value) = serde_json::from_slice(bytes) {
+        Some(value)
+    } else {
+        unknown.push(Location::file(file, ""));
+        None
     }
 }
 

@@ -3,6 +3,11 @@
 //! rule it breaks, on every fixture whose output the mistake changes: the conservation
 //! properties catch a mistake wherever it shows, not only where a fixture was written for it.
 
+#![expect(
+    clippy::ptr_arg,
+    reason = "every mistake has the one signature of Wrong::make: some drop whole streams"
+)]
+
 use serde_json::{Map, Value, json};
 use unicode_normalization::UnicodeNormalization;
 
@@ -205,10 +210,10 @@ fn drop_tool_results(streams: &mut Vec<Stream>) {
     }
 }
 
-fn rename_calls(
-    streams: &mut Vec<Stream>,
-    rename: &dyn Fn(&str, &Map<String, Value>) -> Option<String>,
-) {
+/// A new call id for a tool call (old id, record), or none to keep it.
+type Rename = dyn Fn(&str, &Map<String, Value>) -> Option<String>;
+
+fn rename_calls(streams: &mut Vec<Stream>, rename: &Rename) {
     let mut map = std::collections::BTreeMap::new();
     for (_, records) in streams.iter() {
         for record in records {
@@ -380,7 +385,7 @@ fn sidechain_human(streams: &mut Vec<Stream>) {
         if scope(stream) != Some("subagent") {
             continue;
         }
-        for record in stream.1.iter_mut() {
+        for record in &mut stream.1 {
             if kind(record) == "message" && str_of(record, "role") == Some("user") {
                 record.insert("author".into(), json!("human"));
                 strip_part_authors(record);
@@ -569,10 +574,10 @@ fn facets(stream: &mut Stream) -> Vec<&mut Map<String, Value>> {
     for (name, value) in lineage.iter_mut() {
         match value {
             Value::Object(facet) if name != "inherits" || facet.contains_key("evidence") => {
-                found.push(facet)
+                found.push(facet);
             }
             Value::Array(entries) => {
-                found.extend(entries.iter_mut().filter_map(Value::as_object_mut))
+                found.extend(entries.iter_mut().filter_map(Value::as_object_mut));
             }
             _ => {}
         }
@@ -616,9 +621,8 @@ fn guess_scope(streams: &mut Vec<Stream>) {
             .is_some_and(|l| l.get("spawnedBy").is_some() || l.get("relatedUnknown").is_some());
         let guessed = match str_of(header, "scope") {
             Some("primary") => "subagent",
-            Some(_) => "primary",
             None if parent => "subagent",
-            None => "primary",
+            _ => "primary",
         };
         header.insert("scope".into(), json!(guessed));
     }
@@ -633,7 +637,7 @@ fn copies_in_children(streams: &mut Vec<Stream>) {
                 .find_map(|f| l.get(*f)?.get("session")?.as_str().map(str::to_owned))
         });
         let Some(parent) = parent else { continue };
-        for record in stream.1.iter_mut() {
+        for record in &mut stream.1 {
             if kind(record) == "message"
                 && str_of(record, "role") == Some("user")
                 && !record.contains_key("copiedFrom")
@@ -657,7 +661,7 @@ fn from_by_author(streams: &mut Vec<Stream>) {
             ))
         });
         let Some(own) = own else { continue };
-        for record in stream.1.iter_mut() {
+        for record in &mut stream.1 {
             if kind(record) == "message"
                 && str_of(record, "author") == Some("model")
                 && !record.contains_key("from")
