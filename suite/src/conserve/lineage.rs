@@ -287,12 +287,19 @@ fn delegation(
     );
 }
 
-/// Whether the session reference `reference` names the native session id `id`: its id
-/// part (after the agent name, and after a namespace), escapes decoded.
+/// Whether the session reference `reference` names the session `id`: a native session id
+/// (its id part, after the agent name and a namespace, escapes decoded), or a session
+/// reference of its own (compared in canonical form).
 fn names(reference: &str, id: &str) -> bool {
+    if reference == id {
+        return true;
+    }
     let Ok(parsed) = parse_session_ref(reference) else {
-        return reference == id;
+        return false;
     };
+    if let Some(other) = crate::model::canonical_session(id) {
+        return Some(other) == crate::model::canonical_session(reference);
+    }
     let decode = |s: &str| {
         percent_encoding::percent_decode_str(s)
             .decode_utf8_lossy()

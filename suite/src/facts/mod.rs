@@ -167,7 +167,8 @@ pub struct Session {
 /// A pointer from one session to another.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Pointer {
-    /// The native id of the session pointed at.
+    /// The session pointed at: its native id, or a session reference (`codex:<id>`) where
+    /// the source says which agent's session it is.
     pub to: String,
     /// What the source records the relation to be; `None` when it does not say (ASR-405).
     pub meaning: Option<Relation>,
