@@ -466,4 +466,69 @@ mod tests {
         assert_eq!(facts.sessions[0].id, "abc");
         assert_eq!(facts.items[0].session, 0);
     }
+
+    #[test]
+    fn pi_sessions_read_as_transcripts_agree_with_their_goldens() {
+        // OpenClaw's transcript is pi's format: pi's fixtures (one of them the real
+        // session pi-openclaw-family__agentlogs__branched-v3.jsonl) are read the same way.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/sources");
+        let fixtures = crate::source::load_fixtures(&root).expect("the fixtures load");
+        let mut count = 0;
+        for fixture in fixtures
+            .iter()
+            .filter(|f| f.sidecar.format == "pi-session-jsonl")
+        {
+            count += 1;
+            let source = fixture.source().expect("the source loads");
+            let facts = crate::facts::read(SESSION, source.files());
+            assert!(
+                facts.unknown.is_empty(),
+                "{}: {:?}",
+                fixture.name,
+                facts.unknown
+            );
+            let problems = golden::check(&facts, &fixture.expected().expect("the golden"));
+            assert!(problems.is_empty(), "{}: {problems:?}", fixture.name);
+        }
+        assert!(count > 0);
+    }
+
+    #[test]
+    fn pi_entries_have_their_writers_and_a_parent_file_an_unknown_meaning() {
+        let header = r#"{"type":"session","version":3,"id":"s2","parentSession":"/home/u/.pi/agent/sessions/--w--/2026-01-24T16-22-26-831Z_e99116ac.jsonl"}"#;
+        let lines = [
+            header,
+            r#"{"type":"compaction","id":"k1","parentId":null,"summary":"Discussed X.","firstKeptEntryId":"a","tokensBefore":5}"#,
+            r#"{"type":"branch_summary","id":"k2","parentId":"k1","fromId":"a","summary":"Tried A.","fromHook":true}"#,
+            r#"{"type":"custom_message","id":"k3","parentId":"k2","customType":"ext","content":"Injected.","display":true}"#,
+            r#"{"type":"message","id":"k4","parentId":"k3","message":{"role":"bashExecution","command":"ls","output":"a.txt\n","exitCode":0}}"#,
+            r#"{"type":"label","id":"k5","parentId":"k4","targetId":"k1","label":"checkpoint"}"#,
+        ]
+        .join("\n");
+        let facts = read(SESSION, &[("s2.jsonl", &lines)]);
+        let pointers = &facts.sessions[0].pointers;
+        assert_eq!(pointers.len(), 1);
+        assert_eq!(
+            (pointers[0].to.as_str(), pointers[0].meaning),
+            ("openclaw:e99116ac", None)
+        );
+        let texts: Vec<(&str, TextKind, Writer)> = facts
+            .items
+            .iter()
+            .flat_map(|i| &i.texts)
+            .map(|t| (t.text.as_str(), t.kind, t.writer))
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                ("Discussed X.", TextKind::Summary, Writer::Model),
+                ("Tried A.", TextKind::Summary, Writer::Hook),
+                ("Injected.", TextKind::Attachment, Writer::Harness),
+                ("ls", TextKind::ToolInput, Writer::Unknown),
+                ("a.txt\n", TextKind::ToolOutput, Writer::Tool),
+                ("checkpoint", TextKind::Other, Writer::Unknown),
+            ]
+        );
+        assert!(facts.unknown.is_empty());
+    }
 }

@@ -30,10 +30,15 @@ pub(super) fn read(
                 _ => facts.unknown.push(at),
             },
             "compaction" | "branch_summary" => {
-                // The summary a model wrote of the history it replaces: nothing records who.
+                // pi's summaries are a model's, or an extension's where fromHook says so.
+                let writer = if line.get("fromHook").and_then(Value::as_bool) == Some(true) {
+                    Writer::Hook
+                } else {
+                    Writer::Model
+                };
                 let mut item = Item::new(s, ItemKind::Other(kind.to_owned()), at.clone()).id(id);
                 if let Some(text) = line.get("summary").and_then(Value::as_str) {
-                    item.push_text(text, TextKind::Summary, Writer::Unknown, at.at("/summary"));
+                    item.push_text(text, TextKind::Summary, writer, at.at("/summary"));
                 }
                 facts.item(item);
             }
