@@ -372,4 +372,24 @@ mod tests {
         let empty = read(&[("e.json", " \n")]);
         assert!(empty.sessions.is_empty() && empty.items.is_empty() && empty.unknown.is_empty());
     }
+
+    #[test]
+    fn a_quote_records_the_reply_and_an_unknown_type_its_fallback() {
+        let lines = concat!(
+            r#"{"group_id":"g","message_id":"q1","sender_aid":"bob","payload":{"type":"quote","text":"我同意","quote":{"message_id":"msg-prev","text":"是否采用方案 A？","sender_display":"Bob"}}}"#,
+            "\n",
+            r#"{"group_id":"g","message_id":"q2","sender_aid":"bob","payload":{"type":"custom","kind":"com.example.ticket","fallback_text":"收到一个工单卡片","data":{"ticket_id":"T-1"}}}"#,
+            "\n",
+            r#"{"group_id":"g","message_id":"q3","sender_aid":"bob","type":"e2ee.group_encrypted","payload":"b64..."}"#,
+        );
+        let facts = read(&[("m.jsonl", lines)]);
+        assert_eq!(
+            texts(&facts),
+            [vec!["我同意", "是否采用方案 A？"], vec!["收到一个工单卡片"]]
+        );
+        assert!(facts.items[0].recorded.contains(&"platform".to_owned()));
+        assert!(!facts.items[0].recorded.contains(&"addressed".to_owned()));
+        // An encrypted payload is nothing the reader can make out.
+        assert_eq!(facts.unknown, [Location::line("m.jsonl", 3, "")]);
+    }
 }

@@ -311,7 +311,7 @@ fn content_texts(
 /// fenced `json` block). Only what a block stores counts: a message id is `platform`, a
 /// sender `from`, a conversation label or group `conversation`, `was_mentioned` (either
 /// value) `addressed`, a channel or the Control UI as sender `via`.
-pub(super) fn inbound_members(text: &str) -> Vec<String> {
+fn inbound_members(text: &str) -> Vec<String> {
     let mut members: Vec<&str> = Vec::new();
     let mut rest = text;
     while let Some((title, block, after)) = metadata_block(rest) {
@@ -382,7 +382,7 @@ fn str_of<'a>(object: &'a Map<String, Value>, key: &str) -> &'a str {
 }
 
 /// A file's name without its directory and its last extension.
-pub(super) fn file_stem(file: &str) -> String {
+fn file_stem(file: &str) -> String {
     let name = file.rsplit(['/', '\\']).next().unwrap_or(file);
     name.strip_suffix(".jsonl").unwrap_or(name).to_owned()
 }

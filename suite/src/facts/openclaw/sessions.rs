@@ -7,8 +7,9 @@ use serde_json::{Map, Value};
 /// Whether `value` is a session store: an object of entries, some naming a `sessionId`.
 pub(super) fn is_store(value: &Value) -> bool {
     value.as_object().is_some_and(|entries| {
-        entries.values().all(Value::is_object)
-            && entries.values().any(|e| e.get("sessionId").is_some())
+        entries
+            .values()
+            .any(|e| e.get("sessionId").is_some_and(Value::is_string))
     })
 }
 
