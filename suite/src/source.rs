@@ -164,6 +164,9 @@ pub struct OutputFailure {
     /// The kit's decision the failure rests on, where the spec in hand does not settle
     /// it: non-strict.
     pub decision: Option<String>,
+    /// A conservation property of every conversion is broken, not something the fixture
+    /// itself asserts.
+    pub property: bool,
 }
 
 impl SourceFixture {
@@ -200,6 +203,7 @@ impl SourceFixture {
                     kind: Failure::Fidelity,
                     warning: false,
                     decision: None,
+                    property: false,
                 }),
         );
         failures
@@ -220,6 +224,7 @@ pub fn stream_failures(output: &[(&str, &[u8])], allowed: &[String]) -> Vec<Outp
                     kind: Failure::Invalid,
                     warning: d.severity == Severity::Warning,
                     decision: None,
+                    property: false,
                     message: format!(
                         "the output{} is not a valid stream: line {}: {} {}",
                         if stream.is_empty() {
@@ -251,6 +256,7 @@ pub fn property_failures(
             kind: Failure::Fidelity,
             warning: broken.warning,
             decision: broken.decision.map(str::to_owned),
+            property: true,
         })
         .collect()
 }
@@ -297,7 +303,8 @@ impl SourceFixture {
         })
     }
 
-    /// Each of the fixture's mistakes that it does not fail under its rule alone, in words.
+    /// Each of the fixture's mistakes that it does not fail under its rule, or that its own
+    /// assertions and the stream check fail under another rule too, in words.
     pub fn misjudged(&self) -> Result<Vec<String>, FixtureError> {
         let source = self.source()?;
         let golden = self.expected()?.into_iter().next().unwrap_or_default();
@@ -315,10 +322,18 @@ impl SourceFixture {
             let failures = self.judge(&source, &[(golden.0.as_str(), wrong.as_bytes())]);
             let rules: std::collections::BTreeSet<&str> =
                 failures.iter().map(|f| f.rule.as_str()).collect();
-            if rules.len() != 1 || !rules.contains(mistake.rule.as_str()) {
+            // The conservation properties may catch the mistake too, under their own rules:
+            // what the fixture itself asserts must catch it under its rule alone.
+            let own: std::collections::BTreeSet<&str> = failures
+                .iter()
+                .filter(|f| !f.property)
+                .map(|f| f.rule.as_str())
+                .collect();
+            let alone = own.is_empty() || (own.len() == 1 && own.contains(mistake.rule.as_str()));
+            if !rules.contains(mistake.rule.as_str()) || !alone {
                 let messages: Vec<&str> = failures.iter().map(|f| f.message.as_str()).collect();
                 found.push(format!(
-                    "{}: failed under {rules:?}, not {} alone: {messages:?}",
+                    "{}: failed under {rules:?} (by its assertions and the stream check: {own:?}), not {}: {messages:?}",
                     mistake.what, mistake.rule
                 ));
             }
