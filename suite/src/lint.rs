@@ -151,6 +151,13 @@ pub fn decisions(cases: &[Case], catalog: &Catalog) -> Vec<String> {
             _ => {}
         }
     }
+    for id in crate::conserve::DECISIONS {
+        if !catalog.decisions.iter().any(|d| d.id == id) {
+            problems.push(format!(
+                "decision {id}: a conservation property rests on it, but the catalog has no such decision"
+            ));
+        }
+    }
     for decision in &catalog.decisions {
         for rule in decision.rules.iter().filter(|r| !catalog.knows(r)) {
             problems.push(format!("decision {}: {rule} is in no catalog", decision.id));
@@ -167,6 +174,7 @@ pub fn decisions(cases: &[Case], catalog: &Catalog) -> Vec<String> {
         }
         if decision.reading.is_none()
             && decision.cases.is_empty()
+            && !crate::conserve::DECISIONS.contains(&decision.id.as_str())
             && !cases
                 .iter()
                 .any(|c| c.sidecar.decision.as_ref() == Some(&decision.id))
