@@ -44,7 +44,7 @@ pub(super) fn read(files: &[&(String, Vec<u8>)], facts: &mut Facts) {
 
 /// Opening markers of the context Codex injects under role user (codex-rs's contextual
 /// user messages): text that opens with one is the harness's, not a person's.
-const INJECTED: [&str; 8] = [
+const INJECTED: [&str; 7] = [
     "# AGENTS.md instructions for ",
     "<user_instructions>",
     "<environment_context>",
@@ -52,7 +52,6 @@ const INJECTED: [&str; 8] = [
     "<turn_aborted>",
     "<skill>",
     "<subagent_notification>",
-    "<INSTRUCTIONS>",
 ];
 
 /// What one file's lines say about the whole file, known before its lines are read in
