@@ -29,6 +29,8 @@ mod aun;
 mod claude_code;
 mod codex;
 mod gemini;
+#[cfg(test)]
+mod golden;
 mod openclaw;
 mod pi;
 
