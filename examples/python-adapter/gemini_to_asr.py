@@ -9,7 +9,8 @@ What it writes, and why (the rules of ../../../shared/spec/asr-messages.txt it f
   file does not record whether a person typed it or the CLI sent it (ASR-202).
 - a `gemini` message: role assistant, author model; its `thoughts` become one reasoning part
   of visibility `summary` (Gemini CLI keeps a subject and a description the provider wrote,
-  never the reasoning itself, ASR-214), then its text.
+  never the reasoning itself, ASR-214), each a summary segment exactly as stored (ASR-211),
+  then its text.
 - `info`, `error` and `warning` messages: notices the CLI showed the user (ASR-205):
   author harness, origin notice, audience user.
 - a message's `displayContent` (what the person saw, as an @file prompt before its files
@@ -47,7 +48,7 @@ def thoughts_part(thoughts):
     summary = []
     for thought in thoughts:
         subject, description = thought.get("subject", ""), thought.get("description", "")
-        summary.append(f"{subject}: {description}" if subject else description)
+        summary.extend(segment for segment in (subject, description) if segment)
     return {"type": "reasoning", "visibility": "summary", "summary": summary}
 
 

@@ -305,6 +305,7 @@ fn kind_name(kind: TextKind) -> &'static str {
         TextKind::ToolOutput => "tool output",
         TextKind::Notice => "notice",
         TextKind::Attachment => "attachment",
+        TextKind::Instructions => "instructions",
         TextKind::Other => "stored",
     }
 }

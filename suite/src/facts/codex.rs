@@ -209,7 +209,7 @@ fn session_meta(meta: &Value, at: Location, file: &File, facts: &mut Facts) {
     for pointer in ["/base_instructions/text", "/instructions"] {
         if let Some(text) = meta.pointer(pointer).and_then(Value::as_str) {
             let at = item.at.at(format!("/payload{pointer}"));
-            item.push_text(text, TextKind::Attachment, Writer::Harness, at);
+            item.push_text(text, TextKind::Instructions, Writer::Harness, at);
         }
     }
     facts.item(item);
@@ -221,11 +221,14 @@ fn response_item(p: &Value, line: usize, at: Location, file: &mut File, facts: &
         return;
     };
     let own_id = str_of(p, "id").filter(|id| !id.is_empty());
-    let derived = format!("{}:{line}", file.session_id);
+    // An item without an id of its own has no native id to keep: a producer derives one
+    // (ASR-067), which is no fact of the source.
     let item = match kind {
         "message" => {
             let mut item = Item::new(file.session, ItemKind::Message, at);
-            item = item.id(own_id.unwrap_or(&derived));
+            if let Some(id) = own_id {
+                item = item.id(id);
+            }
             let role = str_of(p, "role").unwrap_or("");
             let parts = p.get("content").and_then(Value::as_array);
             for (k, part) in parts.into_iter().flatten().enumerate() {
@@ -524,20 +527,11 @@ mod tests {
         golden::assert_known(
             "codex-rollout",
             &[
-                // The goldens keep no session_meta.base_instructions.text.
+                // The goldens keep no session_meta.base_instructions.text: they declare
+                // instructions lost (producer.lossy).
                 ("codex-rollout/crud_instructions_01", INSTRUCTIONS),
                 ("codex-rollout/crud_reasoning_01", INSTRUCTIONS),
                 ("codex-rollout/injected_context_audience_01", INSTRUCTIONS),
-                // The golden's derived ids count the lines of the uncut rollout (5, 37),
-                // not of the fixture's source (2, 8).
-                (
-                    "codex-rollout/crud_reasoning_01",
-                    "id not in the golden: 019bf4b5-e7b0-75a0-8bf2-05fbf1b13c9b:2 ",
-                ),
-                (
-                    "codex-rollout/crud_reasoning_01",
-                    "id not in the golden: 019bf4b5-e7b0-75a0-8bf2-05fbf1b13c9b:8 ",
-                ),
             ],
         );
     }
@@ -553,7 +547,8 @@ mod tests {
         ]);
         let user = &facts.items[1];
         assert_eq!(user.kind, ItemKind::Message);
-        assert_eq!(user.ids, ["s1:2"]);
+        // No id of its own: a producer derives one (ASR-067), no fact of the source.
+        assert!(user.ids.is_empty());
         let writers: Vec<(Writer, TextKind)> =
             user.texts.iter().map(|t| (t.writer, t.kind)).collect();
         assert_eq!(
@@ -570,7 +565,7 @@ mod tests {
         assert_eq!(facts.items[2].texts[0].writer, Writer::Person);
         assert_eq!(facts.items[3].texts[0].writer, Writer::Unknown);
         assert_eq!(facts.items[4].texts[0].writer, Writer::Harness);
-        assert_eq!(facts.items[4].ids, ["s1:5"]);
+        assert!(facts.items[4].ids.is_empty());
     }
 
     #[test]
@@ -723,7 +718,7 @@ mod tests {
                 (ItemKind::Reasoning, vec!["rs_9".to_owned()]),
                 (ItemKind::Message, vec!["msg_9".to_owned()]),
                 // Only one of the two repeats is the thread item's.
-                (ItemKind::Message, vec!["s3:6".to_owned()]),
+                (ItemKind::Message, vec![]),
             ]
         );
         assert_eq!(facts.items[1].texts[0].kind, TextKind::Summary);
@@ -770,9 +765,6 @@ mod tests {
         let name = "rollout-2026-01-25T10-32-00-019bf4b5-e7b0-75a0-8bf2-05fbf1b13c9b.jsonl";
         let facts = read_format("codex-rollout", &[(name.to_owned(), bytes.to_vec())]);
         assert_eq!(facts.sessions[0].id, "019bf4b5-e7b0-75a0-8bf2-05fbf1b13c9b");
-        assert_eq!(
-            facts.items[0].ids,
-            ["019bf4b5-e7b0-75a0-8bf2-05fbf1b13c9b:1"]
-        );
+        assert!(facts.items[0].ids.is_empty());
     }
 }

@@ -286,6 +286,9 @@ pub enum TextKind {
     Notice,
     /// The text of an attachment or inserted context.
     Attachment,
+    /// Instructions the harness keeps for the session (a base system prompt), apart from
+    /// the conversation.
+    Instructions,
     /// Any other stored text.
     Other,
 }
@@ -302,6 +305,7 @@ impl TextKind {
             TextKind::ToolOutput => &["tool_result", "tool_results", "tools", "tool_output"],
             TextKind::Notice => &["notice", "notices", "content"],
             TextKind::Attachment => &["attachment", "attachments", "content"],
+            TextKind::Instructions => &["instructions", "content"],
         }
     }
 }
