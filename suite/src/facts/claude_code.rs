@@ -200,6 +200,10 @@ impl FileReader<'_> {
                 message.push_text(text, kind, writer, at.at("/message/content"));
             }
             Some(Value::Array(blocks)) => {
+                let results = blocks
+                    .iter()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+                    .count();
                 for (k, block) in blocks.iter().enumerate() {
                     let here = at.at(format!("/message/content/{k}"));
                     match block.get("type").and_then(Value::as_str) {
@@ -210,7 +214,12 @@ impl FileReader<'_> {
                             slot.get_or_insert(facts.items.len());
                         }
                         Some("tool_result") => {
-                            facts.item(tool_result(session, block, &here));
+                            let mut result = tool_result(session, block, &here);
+                            // The line's toolUseResult is of its one result only.
+                            if results == 1 {
+                                tool_use_result(&mut result, line, at);
+                            }
+                            facts.item(result);
                         }
                         Some("image" | "document") => {}
                         _ => facts.unknown.push(here),
@@ -221,6 +230,11 @@ impl FileReader<'_> {
                 facts.unknown.push(at.at("/message"));
                 return;
             }
+        }
+        // The parent session's prompt to its subagent: the line names the sender, the
+        // session of its sessionId.
+        if message.texts.iter().any(|t| t.writer == Writer::Agent) {
+            message.recorded.push("from".to_owned());
         }
         if !message.texts.is_empty() {
             let slot = slot.unwrap_or(facts.items.len()).min(facts.items.len());
@@ -363,6 +377,24 @@ fn tool_result(session: usize, block: &Value, at: &Location) -> Item {
         _ => {}
     }
     item
+}
+
+/// What a line's `toolUseResult` stores of a command's output that its result does not:
+/// the rest of it repeats the call's input, the result or a file, or is metadata.
+fn tool_use_result(result: &mut Item, line: &Line, at: &Location) {
+    let Some(Value::Object(stored)) = line.get("toolUseResult") else {
+        return;
+    };
+    for key in ["stdout", "stderr"] {
+        let Some(text) = stored.get(key).and_then(Value::as_str) else {
+            continue;
+        };
+        // The result may hold the output with its ends trimmed: that is no other text.
+        if !result.texts.iter().any(|t| t.text.contains(text.trim())) {
+            let here = at.at(format!("/toolUseResult/{key}"));
+            result.push_text(text, TextKind::ToolOutput, Writer::Tool, here);
+        }
+    }
 }
 
 /// An `attachment` line: context the harness adds to the next request (an IDE

@@ -718,3 +718,46 @@ fn an_empty_file_gives_no_facts() {
     assert!(facts.known);
     assert!(facts.sessions.is_empty() && facts.items.is_empty() && facts.unknown.is_empty());
 }
+
+#[test]
+fn a_commands_output_the_result_does_not_hold_is_a_text() {
+    let line = |content: &str| {
+        format!(
+            r#"{{"type":"user","uuid":"u1","sessionId":"s1","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"toolu_1","content":{content}}}]}},"toolUseResult":{{"stdout":"compiled\n","stderr":"warning: x","interrupted":false}}}}"#
+        )
+    };
+    let texts = |content: &str| -> Vec<String> {
+        let facts = facts_of(&[("s1.jsonl", &line(content))]);
+        assert_eq!(facts.items.len(), 1);
+        assert!(
+            facts.items[0]
+                .texts
+                .iter()
+                .all(|t| t.writer == Writer::Tool)
+        );
+        facts.items[0]
+            .texts
+            .iter()
+            .map(|t| t.text.clone())
+            .collect()
+    };
+    // The result holds both: they are no texts of their own.
+    assert_eq!(texts(r#""compiled\nwarning: x""#), ["compiled\nwarning: x"]);
+    assert_eq!(texts(r#""compiled warning: x""#), ["compiled warning: x"]);
+    // The result holds only the first lines of the output.
+    assert_eq!(texts(r#""compi""#), ["compi", "compiled\n", "warning: x"]);
+}
+
+#[test]
+fn a_subagents_prompt_records_its_sender() {
+    let facts = facts_of(&[(
+        "agent-a1.jsonl",
+        r#"{"type":"user","uuid":"u1","isSidechain":true,"agentId":"a1","sessionId":"p1","userType":"external","message":{"role":"user","content":"Explore."}}"#,
+    )]);
+    assert_eq!(facts.items[0].recorded, ["from"]);
+    let facts = facts_of(&[(
+        "p1.jsonl",
+        r#"{"type":"user","uuid":"u1","isSidechain":false,"sessionId":"p1","userType":"external","message":{"role":"user","content":"Explore."}}"#,
+    )]);
+    assert!(facts.items[0].recorded.is_empty());
+}
