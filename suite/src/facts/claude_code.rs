@@ -59,8 +59,17 @@ struct FileReader<'a> {
     uuids: HashSet<String>,
     /// Inline sidechain lines, by `uuid`: the sidechain each belongs to.
     sidechains: HashMap<String, String>,
-    /// The message item of each API response, by session and `message.id`.
-    responses: HashMap<(usize, String), usize>,
+    /// Each API response, by session and `message.id`.
+    responses: HashMap<(usize, String), Response>,
+}
+
+/// The lines of one API response read so far.
+#[derive(Default)]
+struct Response {
+    /// Its message item, once a line of it has text.
+    item: Option<usize>,
+    /// The `uuid` of each of its lines.
+    uuids: Vec<String>,
 }
 
 fn read_file(name: &str, bytes: &[u8], facts: &mut Facts) {
@@ -132,9 +141,18 @@ impl FileReader<'_> {
 
     /// The session `line` belongs to, with the scope and pointers its markers give.
     fn session_of(&mut self, line: &Line, at: &Location, facts: &mut Facts) -> usize {
-        let parent = text_of(line, "sessionId");
+        let parent = text_of(line, "sessionId")
+            .unwrap_or(&self.main_session)
+            .to_owned();
+        let agent = text_of(line, "agentId")
+            .filter(|id| !id.is_empty())
+            .map(str::to_owned)
+            .or_else(|| self.agent_file.clone());
         if !sidechain(line) {
-            let id = parent.unwrap_or(&self.main_session).to_owned();
+            // Every line of a subagent's file is the subagent's, marked or not.
+            let id = agent
+                .filter(|_| self.agent_file.is_some())
+                .unwrap_or(parent);
             let n = facts.session(&id, at.clone());
             if line.get("isSidechain") == Some(&Value::Bool(false)) {
                 facts.sessions[n]
@@ -143,11 +161,6 @@ impl FileReader<'_> {
             }
             return n;
         }
-        let parent = parent.unwrap_or(&self.main_session).to_owned();
-        let agent = text_of(line, "agentId")
-            .filter(|id| !id.is_empty())
-            .map(str::to_owned)
-            .or_else(|| self.agent_file.clone());
         let (n, evidence) = match agent {
             Some(agent) => {
                 let n = facts.session(&agent, at.clone());
@@ -254,6 +267,7 @@ impl FileReader<'_> {
             .filter(|id| !id.is_empty())
             .unwrap_or(uuid)
             .to_owned();
+        self.response_line(session, &response, uuid, facts);
         // Claude Code writes its own error and placeholder answers as assistant lines of
         // the model `<synthetic>`: no model generated them.
         let writer = if message.get("model").and_then(Value::as_str) == Some("<synthetic>")
@@ -289,11 +303,11 @@ impl FileReader<'_> {
                             if let Some(input) = block.get("input") {
                                 call.push_input(input, &here.at("/input"));
                             }
-                            self.flush(session, &response, uuid, writer, &mut texts, at, facts);
+                            self.flush(session, &response, writer, &mut texts, at, facts);
                             facts.item(call);
                         }
                         _ if block_type.ends_with("_tool_result") => {
-                            self.flush(session, &response, uuid, writer, &mut texts, at, facts);
+                            self.flush(session, &response, writer, &mut texts, at, facts);
                             let mut result = Item::new(session, ItemKind::ToolResult, here);
                             if let Some(id) = block.get("tool_use_id").and_then(Value::as_str) {
                                 result = result.id(id);
@@ -307,17 +321,35 @@ impl FileReader<'_> {
             }
             _ => facts.unknown.push(at.at("/message")),
         }
-        self.flush(session, &response, uuid, writer, &mut texts, at, facts);
+        self.flush(session, &response, writer, &mut texts, at, facts);
+    }
+
+    /// Adds `uuid` to the lines of `response`, and to the ids of its message if it has one:
+    /// the uuid of any of its lines is the message's.
+    fn response_line(&mut self, session: usize, response: &str, uuid: &str, facts: &mut Facts) {
+        if uuid.is_empty() {
+            return;
+        }
+        let entry = self
+            .responses
+            .entry((session, response.to_owned()))
+            .or_default();
+        if !entry.uuids.iter().any(|id| id == uuid) {
+            entry.uuids.push(uuid.to_owned());
+        }
+        if let Some(item) = entry.item.and_then(|n| facts.items.get_mut(n)) {
+            if !item.ids.iter().any(|id| id == uuid) {
+                item.ids.push(uuid.to_owned());
+            }
+        }
     }
 
     /// Adds `texts` to the message of `response`, creating it at the first line that has
     /// text: a response of only tool calls is no message.
-    #[expect(clippy::too_many_arguments, reason = "one call site per content kind")]
     fn flush(
         &mut self,
         session: usize,
         response: &str,
-        uuid: &str,
         writer: Writer,
         texts: &mut Vec<(&str, TextKind, Location)>,
         at: &Location,
@@ -327,20 +359,24 @@ impl FileReader<'_> {
             texts.clear();
             return;
         }
-        let key = (session, response.to_owned());
-        let n = if let Some(n) = self.responses.get(&key) {
-            *n
+        let entry = self
+            .responses
+            .entry((session, response.to_owned()))
+            .or_default();
+        let n = if let Some(n) = entry.item {
+            n
         } else {
-            let n = facts.item(Item::new(session, ItemKind::Message, at.clone()).id(response));
-            self.responses.insert(key, n);
+            let mut item = Item::new(session, ItemKind::Message, at.clone()).id(response);
+            for uuid in &entry.uuids {
+                item = item.id(uuid.as_str());
+            }
+            let n = facts.item(item);
+            entry.item = Some(n);
             n
         };
         let Some(item) = facts.items.get_mut(n) else {
             return;
         };
-        if !uuid.is_empty() && !item.ids.iter().any(|id| id == uuid) {
-            item.ids.push(uuid.to_owned());
-        }
         for (text, kind, at) in texts.drain(..) {
             item.push_text(text, kind, writer, at);
         }

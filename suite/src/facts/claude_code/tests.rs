@@ -337,7 +337,8 @@ fn one_response_split_over_lines_is_one_message() {
     assert_eq!(facts.items.len(), 2);
     let message = &facts.items[0];
     assert_eq!(message.kind, ItemKind::Message);
-    assert_eq!(message.ids, ["msg_1", "a1", "a2"]);
+    // The tool call's line is a line of the response too: its uuid is the message's.
+    assert_eq!(message.ids, ["msg_1", "a1", "a2", "a3"]);
     let texts: Vec<(&str, TextKind, Writer)> = message
         .texts
         .iter()
@@ -372,6 +373,18 @@ fn a_response_of_only_a_tool_call_is_no_message() {
     assert_eq!(kinds, [&ItemKind::ToolCall]);
     // No isSidechain marker: no scope.
     assert_eq!(facts.sessions[0].scope, None);
+    // A text on a later line of the response makes the message, after the call.
+    let facts = facts_of(&[(
+        "s1.jsonl",
+        concat!(
+            r#"{"type":"assistant","uuid":"a1","sessionId":"s1","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Read","input":{}}]}}"#,
+            "\n",
+            r#"{"type":"assistant","uuid":"a2","sessionId":"s1","message":{"id":"msg_1","content":[{"type":"text","text":"Read it."}]}}"#,
+        ),
+    )]);
+    let kinds: Vec<&ItemKind> = facts.items.iter().map(|i| &i.kind).collect();
+    assert_eq!(kinds, [&ItemKind::ToolCall, &ItemKind::Message]);
+    assert_eq!(facts.items[1].ids, ["msg_1", "a1", "a2"]);
 }
 
 #[test]
@@ -760,4 +773,16 @@ fn a_subagents_prompt_records_its_sender() {
         r#"{"type":"user","uuid":"u1","isSidechain":false,"sessionId":"p1","userType":"external","message":{"role":"user","content":"Explore."}}"#,
     )]);
     assert!(facts.items[0].recorded.is_empty());
+}
+
+#[test]
+fn an_unmarked_line_of_a_subagent_file_is_the_subagents() {
+    let facts = facts_of(&[(
+        "agent-a1.jsonl",
+        r#"{"type":"assistant","uuid":"x1","sessionId":"p1","message":{"id":"m1","content":[{"type":"text","text":"Done."}]}}"#,
+    )]);
+    assert_eq!(facts.sessions.len(), 1);
+    assert_eq!(facts.sessions[0].id, "a1");
+    assert_eq!(facts.sessions[0].scope, None);
+    assert!(facts.sessions[0].pointers.is_empty());
 }
