@@ -466,28 +466,42 @@ fn attachment(session: usize, line: &Line, at: &Location, facts: &mut Facts) {
     facts.item(item);
 }
 
-/// A `system` line: a compaction boundary (a marker, no text to keep), or a notice the
-/// harness wrote.
+/// A `system` line: a notice the harness wrote, a local command it ran (the command line
+/// and its output, as newer versions store them), or a marker with no text to keep (a
+/// compaction boundary, a turn's duration).
 fn system(session: usize, line: &Line, at: &Location, facts: &mut Facts) {
     let subtype = text_of(line, "subtype").unwrap_or_default();
-    if BOUNDARIES.contains(&subtype) {
+    let text = text_of(line, "content").filter(|text| !text.is_empty());
+    let Some(text) = text.filter(|_| !BOUNDARIES.contains(&subtype)) else {
+        let name = if subtype.is_empty() {
+            "system"
+        } else {
+            subtype
+        };
         facts.item(Item::new(
             session,
-            ItemKind::Other(subtype.to_owned()),
+            ItemKind::Other(name.to_owned()),
             at.clone(),
         ));
         return;
-    }
+    };
+    let (kind, text_kind) = if subtype == "local_command" {
+        (ItemKind::Message, TextKind::Prompt)
+    } else {
+        (ItemKind::Notice, TextKind::Notice)
+    };
+    let writer = match tagged(text.trim_start()) {
+        Some(writer) => writer,
+        None if subtype.contains("hook") => Writer::Hook,
+        None => Writer::Harness,
+    };
     let uuid = text_of(line, "uuid").unwrap_or_default();
-    let mut item = Item::new(session, ItemKind::Notice, at.clone()).id(uuid);
-    if let Some(text) = text_of(line, "content") {
-        let writer = match tagged(text) {
-            Some(writer) => writer,
-            None if subtype.contains("hook") => Writer::Hook,
-            None => Writer::Harness,
-        };
-        item.push_text(text, TextKind::Notice, writer, at.at("/content"));
-    }
+    let item = Item::new(session, kind, at.clone()).id(uuid).text(
+        text,
+        text_kind,
+        writer,
+        at.at("/content"),
+    );
     facts.item(item);
 }
 

@@ -663,6 +663,12 @@ fn records_a_producer_need_not_write_have_no_texts() {
             "\n",
             r#"{"type":"system","subtype":"informational","uuid":"n1","sessionId":"s1","content":"Model switched"}"#,
             "\n",
+            r#"{"type":"system","subtype":"turn_duration","uuid":"n2","sessionId":"s1","durationMs":5}"#,
+            "\n",
+            r#"{"type":"system","subtype":"local_command","uuid":"n3","sessionId":"s1","content":"<command-name>/model</command-name>"}"#,
+            "\n",
+            r#"{"type":"system","subtype":"local_command","uuid":"n4","sessionId":"s1","content":"<local-command-stdout>Set model</local-command-stdout>"}"#,
+            "\n",
         ),
     )]);
     let kinds: Vec<&ItemKind> = facts.items.iter().map(|i| &i.kind).collect();
@@ -673,10 +679,20 @@ fn records_a_producer_need_not_write_have_no_texts() {
             &ItemKind::Other("queue-operation".to_owned()),
             &ItemKind::Other("compact_boundary".to_owned()),
             &ItemKind::Notice,
+            &ItemKind::Other("turn_duration".to_owned()),
+            &ItemKind::Message,
+            &ItemKind::Message,
         ]
     );
-    assert!(facts.items[..3].iter().all(|i| i.texts.is_empty()));
-    assert_eq!(facts.items[3].texts[0].writer, Writer::Harness);
+    let texts: Vec<usize> = facts.items.iter().map(|i| i.texts.len()).collect();
+    assert_eq!(texts, [0, 0, 0, 1, 0, 1, 1]);
+    let writers: Vec<Writer> = facts
+        .items
+        .iter()
+        .flat_map(|i| i.texts.iter().map(|t| t.writer))
+        .collect();
+    assert_eq!(writers, [Writer::Harness, Writer::Unknown, Writer::Harness]);
+    assert_eq!(facts.items[5].ids, ["n3"]);
     assert_eq!(facts.sessions.len(), 1);
 }
 
