@@ -79,9 +79,56 @@ pub(super) fn check(facts: &Facts, out: &Output<'_>, broken: &mut Vec<Broken>) -
             }
         }
     }
+    display(facts, out, &found, broken);
     placement(facts, out, &found, broken);
     order(facts, out, &found, broken);
     found
+}
+
+/// What the user saw is kept as `displayContent`: a user-facing text held only in content is
+/// ASR-207 when the source holds nothing else of the item, else it breaks the decision that
+/// what the source stores is kept.
+fn display(facts: &Facts, out: &Output<'_>, found: &Found, broken: &mut Vec<Broken>) {
+    for (item, places) in facts.items.iter().zip(found) {
+        let only_display = item.texts.iter().all(|t| t.kind == TextKind::Display);
+        for (text, places) in item.texts.iter().zip(places) {
+            if text.kind != TextKind::Display
+                || places.is_empty()
+                || places.iter().any(|p| p.pointer.starts_with("/displayContent"))
+                || declared_lost(&out.lossy(item.session), TextKind::Display)
+            {
+                continue;
+            }
+            let place = &places[0];
+            broken.push(if only_display {
+                Broken {
+                    rule: "ASR-207",
+                    decision: None,
+                    warning: false,
+                    message: format!(
+                        "the source holds only what the user saw of this message, but the output puts it at {}, not in displayContent: {}",
+                        place.pointer,
+                        excerpt(&text.text)
+                    ),
+                    stream: Some(out.streams[place.stream].name.to_owned()),
+                    fact: Some(text.at.clone()),
+                }
+            } else {
+                Broken {
+                    rule: "ASR-211",
+                    decision: Some(DECISION_CONTENT),
+                    warning: false,
+                    message: format!(
+                        "what the user saw is not kept as displayContent (the text is only at {}): {}",
+                        place.pointer,
+                        excerpt(&text.text)
+                    ),
+                    stream: Some(out.streams[place.stream].name.to_owned()),
+                    fact: Some(text.at.clone()),
+                }
+            });
+        }
+    }
 }
 
 /// Whether `lossy` declares texts of `kind` lost.
@@ -306,6 +353,7 @@ fn kind_name(kind: TextKind) -> &'static str {
         TextKind::Notice => "notice",
         TextKind::Attachment => "attachment",
         TextKind::Instructions => "instructions",
+        TextKind::Display => "user-facing",
         TextKind::Other => "stored",
     }
 }

@@ -109,6 +109,13 @@ fn message(envelope: &Map<String, Value>, at: &Location, facts: &mut Facts) {
         _ => {
             let mut item = Item::new(s, ItemKind::Message, at.clone()).id(id);
             payload_texts(kind, payload, &payload_at, &mut item);
+            // An action card is what the recipient's App rendered: the source holds no other
+            // representation of it (ASR-207).
+            if kind == "action_card" {
+                for text in &mut item.texts {
+                    text.kind = TextKind::Display;
+                }
+            }
             item
         }
     };

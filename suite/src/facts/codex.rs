@@ -58,7 +58,6 @@ const INJECTED: [&str; 7] = [
 /// order.
 struct File {
     session: usize,
-    session_id: String,
     /// The texts of its `user_message` events: what a person typed.
     typed: Vec<String>,
     /// Who wrote typed input: a person, or the parent agent of a spawned subagent.
@@ -79,7 +78,7 @@ fn read_file(name: &str, bytes: &[u8], facts: &mut Facts) {
         let payload = line.get("payload").filter(|p| p.is_object());
         match (line.get("type").and_then(Value::as_str), payload) {
             (Some("session_meta"), Some(p)) => session_meta(p, at, &file, facts),
-            (Some("response_item"), Some(p)) => response_item(p, *n, at, &mut file, facts),
+            (Some("response_item"), Some(p)) => response_item(p, at, &mut file, facts),
             (Some("event_msg"), Some(p)) => event(p, at, &file, facts),
             (Some("turn_context"), Some(_)) => {
                 let item = Item::new(file.session, ItemKind::Other("turn_context".into()), at);
@@ -140,7 +139,6 @@ fn open(name: &str, lines: &[(usize, Map<String, Value>)], facts: &mut Facts) ->
     }
     File {
         session,
-        session_id: id,
         typed,
         typist,
         completed,
@@ -215,7 +213,7 @@ fn session_meta(meta: &Value, at: Location, file: &File, facts: &mut Facts) {
     facts.item(item);
 }
 
-fn response_item(p: &Value, line: usize, at: Location, file: &mut File, facts: &mut Facts) {
+fn response_item(p: &Value, at: Location, file: &mut File, facts: &mut Facts) {
     let Some(kind) = str_of(p, "type") else {
         facts.unknown.push(at);
         return;

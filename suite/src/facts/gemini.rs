@@ -92,7 +92,11 @@ fn read_message(session: usize, message: &Value, at: &Location, facts: &mut Fact
             push_parts(
                 &mut item,
                 content,
-                text_kind,
+                if member == "displayContent" {
+                    TextKind::Display
+                } else {
+                    text_kind
+                },
                 writer,
                 &at.at(format!("/{member}")),
             );

@@ -289,6 +289,9 @@ pub enum TextKind {
     /// Instructions the harness keeps for the session (a base system prompt), apart from
     /// the conversation.
     Instructions,
+    /// What the user saw, where the source keeps it apart from what the model received (or
+    /// holds only that): a producer keeps it in `displayContent` (ASR-207).
+    Display,
     /// Any other stored text.
     Other,
 }
@@ -306,6 +309,7 @@ impl TextKind {
             TextKind::Notice => &["notice", "notices", "content"],
             TextKind::Attachment => &["attachment", "attachments", "content"],
             TextKind::Instructions => &["instructions", "content"],
+            TextKind::Display => &["displayContent", "display"],
         }
     }
 }

@@ -5,10 +5,11 @@
 //!
 //! - Every entry of every branch is an item, in file order: a branch (two children of one
 //!   entry, after a rewind) is inside the session, no pointer to another one.
-//! - A `message` entry is one message with the entry's id, whatever blocks it holds: its
-//!   `thinking` blocks are reasoning inside it (they have no id of their own, so they are
-//!   no reasoning item of ASR-219), each `toolCall` block is a tool call after it (id = the
-//!   call's id). A `toolResult` entry is a tool result answering its `toolCallId`.
+//! - A `message` entry is one message with the entry's id: its `thinking` blocks are
+//!   reasoning inside it, each `toolCall` block is a tool call after it (id = the call's
+//!   id). An entry whose message, its tool calls aside, is one thinking block is a
+//!   reasoning item with the entry's id (ASR-219: it stays a reasoning-only message with
+//!   that id). A `toolResult` entry is a tool result answering its `toolCallId`.
 //! - A user entry records no writer (pi delivers typed, piped and program input alike), so
 //!   its texts have no known writer (ASR-202); a `custom_message` an extension inserts is
 //!   the harness's (ASR-203).
@@ -136,6 +137,20 @@ fn read_message(session: usize, id: &str, message: &Value, at: &Location, facts:
                     Writer::Harness,
                     base.at("/errorMessage"),
                 );
+            }
+            // An entry whose message, its tool calls aside, is one thinking block is a
+            // reasoning item with its own native id: it stays a reasoning-only message
+            // with that id (ASR-219).
+            let thinking = blocks
+                .into_iter()
+                .flatten()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("thinking"))
+                .count();
+            if thinking == 1
+                && !item.ids.is_empty()
+                && item.texts.iter().all(|t| t.kind == TextKind::Reasoning)
+            {
+                item.kind = ItemKind::Reasoning;
             }
             facts.item(item);
             for call in calls {
@@ -276,16 +291,16 @@ mod tests {
             [
                 (ItemKind::Other("model_change".into()), ids(&["m0"]), None),
                 (ItemKind::Message, ids(&["u1"]), None),
-                (ItemKind::Message, ids(&["a1"]), None),
+                (ItemKind::Reasoning, ids(&["a1"]), None),
                 (ItemKind::ToolCall, ids(&["toolu_1"]), None),
                 (
                     ItemKind::ToolResult,
                     ids(&["toolu_1", "r1"]),
                     Some("toolu_1".to_owned())
                 ),
-                // A message of thinking alone is still the entry's message: the thinking
-                // has no id of its own.
-                (ItemKind::Message, ids(&["a2"]), None),
+                // A message of one thinking block is a reasoning item with the entry's id
+                // (ASR-219).
+                (ItemKind::Reasoning, ids(&["a2"]), None),
             ]
         );
         let prompt = &facts.items[1].texts;
