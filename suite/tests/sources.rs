@@ -135,8 +135,10 @@ fn failed_wherever_it_shows(
                 (name.clone(), records)
             })
             .collect();
+        let source = fixture.source()?;
+        let facts = asr_suite::facts::read(&fixture.sidecar.format, source.files());
         let mut made = streams.clone();
-        (wrong.make)(&mut made);
+        (wrong.make)(&mut made, &facts);
         if made == streams {
             continue;
         }
@@ -156,7 +158,7 @@ fn failed_wherever_it_shows(
             .iter()
             .map(|(n, b)| (n.as_str(), b.as_slice()))
             .collect();
-        let failures = fixture.judge(&fixture.source()?, &view);
+        let failures = fixture.judge(&source, &view);
         let under_its_rule: Vec<_> = failures
             .iter()
             .filter(|f| wrong.rules.contains(&f.rule.as_str()))

@@ -94,7 +94,9 @@ fn display(facts: &Facts, out: &Output<'_>, found: &Found, broken: &mut Vec<Brok
         for (text, places) in item.texts.iter().zip(places) {
             if text.kind != TextKind::Display
                 || places.is_empty()
-                || places.iter().any(|p| p.pointer.starts_with("/displayContent"))
+                || places
+                    .iter()
+                    .any(|p| p.pointer.starts_with("/displayContent"))
                 || declared_lost(&out.lossy(item.session), TextKind::Display)
             {
                 continue;

@@ -198,11 +198,7 @@ mod tests {
 
     #[test]
     fn fixtures_agree_with_their_goldens() {
-        golden::assert_known(
-            "gemini-cli-json",
-            &[
-            ],
-        );
+        golden::assert_known("gemini-cli-json", &[]);
     }
 
     #[test]

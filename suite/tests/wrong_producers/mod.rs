@@ -8,6 +8,7 @@
     reason = "every mistake has the one signature of Wrong::make: some drop whole streams"
 )]
 
+use asr_suite::facts::{Facts, ItemKind};
 use serde_json::{Map, Value, json};
 use unicode_normalization::UnicodeNormalization;
 
@@ -22,8 +23,9 @@ pub struct Wrong {
     pub rules: &'static [&'static str],
     /// The failure is a hard one (no decision of the kit, no SHOULD), on a stable fixture.
     pub hard: bool,
-    /// The mistake, made on the golden streams.
-    pub make: fn(&mut Vec<Stream>),
+    /// The mistake, made on the golden streams of a source with these facts (a mistake
+    /// about native ids or markers is made where the source has them).
+    pub make: fn(&mut Vec<Stream>, &Facts),
 }
 
 /// Every wrong producer.
@@ -111,25 +113,25 @@ pub fn all() -> Vec<Wrong> {
             name: "normalises_texts_to_nfd",
             rules: &["ASR-211"],
             hard: true,
-            make: |s| texts(s, |t| t.nfd().collect()),
+            make: |s, _| texts(s, |t| t.nfd().collect()),
         },
         Wrong {
             name: "normalises_texts_to_nfkc",
             rules: &["ASR-211"],
             hard: true,
-            make: |s| texts(s, |t| t.nfkc().collect()),
+            make: |s, _| texts(s, |t| t.nfkc().collect()),
         },
         Wrong {
             name: "trims_texts",
             rules: &["ASR-211"],
             hard: true,
-            make: |s| texts(s, |t| t.trim().to_owned()),
+            make: |s, _| texts(s, |t| t.trim().to_owned()),
         },
         Wrong {
             name: "converts_line_endings",
             rules: &["ASR-211"],
             hard: true,
-            make: |s| texts(s, |t| t.replace("\r\n", "\n")),
+            make: |s, _| texts(s, |t| t.replace("\r\n", "\n")),
         },
         Wrong {
             name: "marks_every_user_message_human",
@@ -248,7 +250,17 @@ fn rotate_result_calls(streams: &mut Vec<Stream>) {
             .filter_map(|r| str_of(r, "callId").map(str::to_owned))
             .collect();
         let distinct: std::collections::BTreeSet<&String> = calls.iter().collect();
-        if distinct.len() < 2 {
+        let outputs: Vec<&Value> = records
+            .iter()
+            .filter(|r| kind(r) == "tool_result")
+            .filter_map(|r| r.get("output"))
+            .collect();
+        let unlike = outputs
+            .iter()
+            .enumerate()
+            .all(|(n, a)| outputs[n + 1..].iter().all(|b| a != b));
+        // Results of one text each can be told apart: pairing them wrong is a mistake.
+        if distinct.len() < 2 || !unlike {
             continue;
         }
         let mut next = calls.iter().cycle().skip(1);
@@ -523,7 +535,18 @@ fn is_reasoning_only(record: &Map<String, Value>) -> bool {
             })
 }
 
-fn fold_reasoning(streams: &mut Vec<Stream>) {
+/// The native ids of the source's items of `kind`.
+fn native_ids<'f>(facts: &'f Facts, kind: &ItemKind) -> Vec<&'f str> {
+    facts
+        .items
+        .iter()
+        .filter(|i| i.kind == *kind)
+        .flat_map(|i| i.ids.iter().map(String::as_str))
+        .collect()
+}
+
+fn fold_reasoning(streams: &mut Vec<Stream>, facts: &Facts) {
+    let native = native_ids(facts, &ItemKind::Reasoning);
     for (_, records) in streams.iter_mut() {
         let mut n = 1;
         while n < records.len() {
@@ -533,7 +556,11 @@ fn fold_reasoning(streams: &mut Vec<Stream>) {
                     && !is_reasoning_only(&records[*m])
             });
             match next {
-                Some(m) if is_reasoning_only(&records[n]) => {
+                Some(m)
+                    if is_reasoning_only(&records[n])
+                        && str_of(&records[n], "messageId")
+                            .is_some_and(|id| native.contains(&id)) =>
+                {
                     let part = records[n].get("content").and_then(|c| c.get(0)).cloned();
                     if let (Some(part), Some(Value::Array(content))) =
                         (part, records[m].get_mut("content"))
@@ -549,10 +576,13 @@ fn fold_reasoning(streams: &mut Vec<Stream>) {
     }
 }
 
-fn message_ids_from_record_ids(streams: &mut Vec<Stream>) {
+fn message_ids_from_record_ids(streams: &mut Vec<Stream>, facts: &Facts) {
+    let mut native = native_ids(facts, &ItemKind::Message);
+    native.extend(native_ids(facts, &ItemKind::Reasoning));
     for (_, records) in streams.iter_mut() {
         for record in records.iter_mut() {
             if kind(record) == "message"
+                && str_of(record, "messageId").is_some_and(|id| native.contains(&id))
                 && let Some(id) = str_of(record, "id").map(str::to_owned)
             {
                 record.insert("messageId".into(), json!(format!("m-{id}")));
@@ -611,17 +641,27 @@ fn related_as_fork(streams: &mut Vec<Stream>) {
     }
 }
 
-fn guess_scope(streams: &mut Vec<Stream>) {
+/// A scope guessed from the lineage: subagent under a parent facet, else primary; where
+/// the source marks the scope, the other one.
+fn guess_scope(streams: &mut Vec<Stream>, facts: &Facts) {
     for stream in streams.iter_mut() {
         let Some(header) = stream.1.first_mut().filter(|h| kind(h) == "session") else {
             continue;
         };
+        let marked = str_of(header, "sessionId").and_then(|id| {
+            facts
+                .sessions
+                .iter()
+                .find(|s| s.id == id || s.aliases.iter().any(|a| a == id))
+                .map(|s| s.scope.clone())
+        });
         let parent = header
             .get("lineage")
             .is_some_and(|l| l.get("spawnedBy").is_some() || l.get("relatedUnknown").is_some());
-        let guessed = match str_of(header, "scope") {
-            Some("primary") => "subagent",
-            None if parent => "subagent",
+        let guessed = match marked {
+            Some(Some(scope)) if scope == "primary" => "subagent",
+            Some(Some(_)) => "primary",
+            _ if parent => "subagent",
             _ => "primary",
         };
         header.insert("scope".into(), json!(guessed));
