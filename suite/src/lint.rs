@@ -650,6 +650,11 @@ fn disagreements(
         };
         let failures = crate::fidelity::evaluate(std::slice::from_ref(assertion), &streams, source);
         for failure in failures {
+            // The note is said once, with the assertion.
+            let failure = crate::fidelity::AssertionFailure {
+                note: None,
+                ..failure
+            };
             problems.push(format!(
                 "{} and {} share {} source line(s) but contradict each other: assertion {} of {} ({}{}) fails on the golden of {} ({why}): {failure}",
                 fixture.name,
