@@ -206,18 +206,32 @@ pub struct AssertionFailure {
     pub pointer: Option<String>,
     /// What is wrong, in one sentence.
     pub message: String,
+    /// The assertion's note: why the kit demands what failed, the source fact it rests on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl fmt::Display for AssertionFailure {
+    /// The failure as a vendor reads it in a report: `ASR-203 (assertion 2), record r4 in
+    /// stream "child" at "/author": must not be "human"; why: <the assertion's note>`. The
+    /// stream is named when it has a name, that is, when the output has several: a failure
+    /// that names none is in the one unnamed stream.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} (assertion {})", self.rule, self.assertion + 1)?;
         if let Some(record) = &self.record {
             write!(f, ", record {record}")?;
         }
+        if let Some(stream) = self.stream.as_deref().filter(|s| !s.is_empty()) {
+            write!(f, " in stream {stream:?}")?;
+        }
         if let Some(pointer) = &self.pointer {
             write!(f, " at {pointer:?}")?;
         }
-        write!(f, ": {}", self.message)
+        write!(f, ": {}", self.message)?;
+        if let Some(note) = &self.note {
+            write!(f, "; why: {note}")?;
+        }
+        Ok(())
     }
 }
 
@@ -295,6 +309,7 @@ pub fn evaluate(
             record: record.map(|r| r.name.clone()),
             pointer: assertion.pointer.clone(),
             message,
+            note: assertion.note.clone(),
         };
         if let Check::Count(bounds) = &assertion.check {
             let n = selected.len();
@@ -592,6 +607,38 @@ mod tests {
             let by_types = serde_json::from_value::<Assertion>(sample.clone()).is_ok();
             assert_eq!(by_schema, by_types, "{sample}");
         }
+    }
+
+    #[test]
+    fn a_failure_says_why_and_in_which_stream() {
+        let assertion: Assertion = serde_json::from_value(json!({
+            "rule": "ASR-202", "select": {"type": ["message"], "where": {"/messageId": "u1"}},
+            "pointer": "/author", "check": {"notEquals": "human"},
+            "note": "the source marks the prompt as a hook's output"}))
+        .expect("an assertion");
+        let header = r#"{"type":"session","seq":0,"id":"h","formatVersion":"0.1"}"#;
+        let child = format!("{header}\n{}\n", OUTPUT.lines().nth(1).expect("a line"));
+        let failures = evaluate(
+            std::slice::from_ref(&assertion),
+            &[("parent", header.as_bytes()), ("child", child.as_bytes())],
+            &source(),
+        );
+        assert_eq!(failures.len(), 1);
+        let shown = failures[0].to_string();
+        assert_eq!(
+            shown,
+            "ASR-202 (assertion 1), record r1 in stream \"child\" at \"/author\": must not be \"human\"; why: the source marks the prompt as a hook's output"
+        );
+        // One unnamed stream: no stream to name.
+        let alone = evaluate(&[assertion], &[("", OUTPUT.as_bytes())], &source());
+        let shown = alone[0].to_string();
+        assert!(!shown.contains("stream"), "{shown}");
+        assert!(shown.ends_with("; why: the source marks the prompt as a hook's output"));
+        // An assertion without a note says only what is wrong.
+        let bare = run(json!({"rule": "ASR-237", "select": {"type": ["message"]},
+                              "check": {"count": {"max": 0}}}));
+        assert_eq!(bare[0].note, None);
+        assert!(!bare[0].to_string().contains("why:"), "{}", bare[0]);
     }
 
     #[test]

@@ -544,6 +544,234 @@ fn holds(record: &Value, example: &Value) -> bool {
     }
 }
 
+/// The shortest source line two fixtures can share and be held to agree on: shorter lines
+/// (`{`, `  ],`, a bare timestamp member) recur in sources that have nothing to do with
+/// each other.
+pub const MIN_SHARED_LINE: usize = 40;
+
+/// Two source fixtures of one format whose sources share a line (byte for byte, at least
+/// [`MIN_SHARED_LINE`] bytes) may not contradict each other about what those lines hold:
+/// each fixture's assertions about them must hold on the other's golden output. An
+/// assertion is about the shared lines when it selects the header (`select.type` names
+/// `session`) and both sources put a shared line in sessions of the same id, or when a
+/// value of its `select.where` under an id member (`/messageId`, `/callId`, any pointer
+/// whose last step ends in `Id` or `id`) is a value the shared lines hold. Text members
+/// are not counted: one text recurs in different items (a prompt and its interface echo).
+/// A fixture whose files cannot be read is reported.
+pub fn shared_source_lines(fixtures: &[crate::source::SourceFixture]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut loaded = Vec::new();
+    for fixture in fixtures {
+        match (fixture.source(), fixture.expected()) {
+            (Ok(source), Ok(golden)) => {
+                let facts = crate::facts::read(&fixture.sidecar.format, source.files());
+                loaded.push((fixture, source, golden, facts));
+            }
+            (Err(e), _) | (_, Err(e)) => problems.push(format!("{}: {e}", fixture.name)),
+        }
+    }
+    for (i, a) in loaded.iter().enumerate() {
+        for b in loaded.iter().skip(i + 1) {
+            if a.0.sidecar.format != b.0.sidecar.format {
+                continue;
+            }
+            let (a_lines, b_lines) = (long_lines(&a.1), long_lines(&b.1));
+            let shared: Vec<&[u8]> = a_lines
+                .keys()
+                .filter(|l| b_lines.contains_key(*l))
+                .copied()
+                .collect();
+            if shared.is_empty() {
+                continue;
+            }
+            problems.extend(disagreements((a, &a_lines), (b, &b_lines), &shared));
+            problems.extend(disagreements((b, &b_lines), (a, &a_lines), &shared));
+        }
+    }
+    problems
+}
+
+/// A fixture loaded for [`shared_source_lines`]: its source, its golden streams and the facts
+/// its format's reader finds in the source.
+type Loaded<'a> = (
+    &'a crate::source::SourceFixture,
+    crate::fidelity::Source,
+    Vec<(String, Vec<u8>)>,
+    crate::facts::Facts,
+);
+
+/// A source's long lines, each with the places (file, 1-based line) it stands.
+type Lines<'a> = BTreeMap<&'a [u8], Vec<(String, usize)>>;
+
+/// The assertions of `own` about the `shared` lines that fail on the golden of `other`.
+fn disagreements(
+    (own, own_lines): (&Loaded<'_>, &Lines<'_>),
+    (other, other_lines): (&Loaded<'_>, &Lines<'_>),
+    shared: &[&[u8]],
+) -> Vec<String> {
+    let (fixture, source, _, facts) = own;
+    let (other_fixture, other_source, other_golden, other_facts) = other;
+    let same_session = shared.iter().any(|line| {
+        let here = own_lines.get(line).into_iter().flatten();
+        let there: Vec<String> = other_lines
+            .get(line)
+            .into_iter()
+            .flatten()
+            .filter_map(|(file, n)| session_of(other_facts, other_source, file, *n))
+            .collect();
+        here.filter_map(|(file, n)| session_of(facts, source, file, *n))
+            .any(|id| there.contains(&id))
+    });
+    let held: Vec<Value> = shared
+        .iter()
+        .filter_map(|line| serde_json::from_slice::<Value>(line).ok())
+        .collect();
+    let streams: Vec<(&str, &[u8])> = other_golden
+        .iter()
+        .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+        .collect();
+    let mut problems = Vec::new();
+    for (index, assertion) in fixture
+        .sidecar
+        .expect
+        .producer
+        .assertions
+        .iter()
+        .enumerate()
+    {
+        let header = assertion.select.types.iter().any(|t| t == "session");
+        let named = assertion
+            .select
+            .members
+            .iter()
+            .filter(|(pointer, _)| is_id_member(pointer))
+            .find(|(_, value)| held.iter().any(|line| holds_value(line, value)));
+        let why = match (header && same_session, named) {
+            (true, _) => {
+                "it is about the header of the session both sources put the shared lines in"
+                    .to_owned()
+            }
+            (false, Some((pointer, value))) => {
+                format!("it selects {pointer} = {value}, which the shared lines hold")
+            }
+            (false, None) => continue,
+        };
+        let failures = crate::fidelity::evaluate(std::slice::from_ref(assertion), &streams, source);
+        for failure in failures {
+            // The note is said once, with the assertion.
+            let failure = crate::fidelity::AssertionFailure {
+                note: None,
+                ..failure
+            };
+            problems.push(format!(
+                "{} and {} share {} source line(s) but contradict each other: assertion {} of {} ({}{}) fails on the golden of {} ({why}): {failure}",
+                fixture.name,
+                other_fixture.name,
+                shared.len(),
+                index + 1,
+                fixture.name,
+                assertion.rule,
+                assertion
+                    .note
+                    .as_deref()
+                    .map(|note| format!(": {note}"))
+                    .unwrap_or_default(),
+                other_fixture.name,
+            ));
+        }
+    }
+    problems
+}
+
+/// The lines of the source's files at least [`MIN_SHARED_LINE`] bytes long, each with where
+/// it stands.
+fn long_lines(source: &crate::fidelity::Source) -> BTreeMap<&[u8], Vec<(String, usize)>> {
+    let mut lines: BTreeMap<&[u8], Vec<(String, usize)>> = BTreeMap::new();
+    for (name, bytes) in source.files() {
+        for (n, line) in bytes.split(|b| *b == b'\n').enumerate() {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.len() >= MIN_SHARED_LINE {
+                lines.entry(line).or_default().push((name.clone(), n + 1));
+            }
+        }
+    }
+    lines
+}
+
+/// Whether a `select.where` pointer names an id member (`/messageId`, `/callId`, `/id`).
+fn is_id_member(pointer: &str) -> bool {
+    let last = pointer.rsplit('/').next().unwrap_or_default();
+    last.ends_with("Id") || last.ends_with("id")
+}
+
+/// Whether `value` is `line` or stands anywhere within it.
+fn holds_value(line: &Value, value: &Value) -> bool {
+    crate::json::same(line, value)
+        || match line {
+            Value::Array(items) => items.iter().any(|item| holds_value(item, value)),
+            Value::Object(members) => members.values().any(|member| holds_value(member, value)),
+            _ => false,
+        }
+}
+
+/// The id of the session the source puts line `line` of `file` in: the session its `facts`
+/// ([`crate::facts`]) put an item of that line in, or else the session the line or its
+/// file names natively (a line's `sessionId`, or a subagent's `agentId` beside
+/// `isSidechain: true`, as Claude Code writes them; the file's `session_meta` payload id, as
+/// Codex writes it; the id of its `session` line, as pi and OpenClaw write it; a JSON file's
+/// root `sessionId`, as Gemini CLI writes it). `None` when neither says.
+fn session_of(
+    facts: &crate::facts::Facts,
+    source: &crate::fidelity::Source,
+    file: &str,
+    line: usize,
+) -> Option<String> {
+    let item = facts
+        .items
+        .iter()
+        .find(|item| item.at.file == file && item.at.line == Some(line));
+    if let Some(session) = item.and_then(|item| facts.sessions.get(item.session)) {
+        return Some(session.id.clone());
+    }
+    let bytes = source
+        .files()
+        .iter()
+        .find(|(name, _)| name == file)
+        .map(|(_, bytes)| bytes)?;
+    let text = |value: &Value, pointer: &str| {
+        value
+            .pointer(pointer)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let values: Vec<Value> = bytes
+        .split(|b| *b == b'\n')
+        .map(|l| serde_json::from_slice(l).unwrap_or(Value::Null))
+        .collect();
+    if let Some(value) = values.get(line.checked_sub(1)?) {
+        if value.get("isSidechain") == Some(&Value::Bool(true)) {
+            if let Some(agent) = text(value, "/agentId") {
+                return Some(agent);
+            }
+        }
+        if let Some(id) = text(value, "/sessionId") {
+            return Some(id);
+        }
+    }
+    let named = values
+        .iter()
+        .find_map(|value| match value.get("type").and_then(Value::as_str) {
+            Some("session_meta") => text(value, "/payload/id"),
+            Some("session") => text(value, "/id"),
+            _ => None,
+        });
+    named.or_else(|| {
+        serde_json::from_slice::<Value>(bytes)
+            .ok()
+            .and_then(|whole| text(&whole, "/sessionId"))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1135,5 +1363,158 @@ mod tests {
             ["s.txt:7: the example has no case with a spec-example provenance naming it"]
         );
         std::fs::remove_dir_all(&dir).ok();
+    }
+}
+
+#[cfg(test)]
+mod shared_line_tests {
+    use super::*;
+    use crate::source::load_fixtures;
+    use serde_json::json;
+    use std::path::PathBuf;
+
+    const DANGLING: &str = "claude-code-jsonl/dangling_parents_01";
+    const HOOKS: &str = "claude-code-jsonl/subagent_hook_context_01";
+    const PARENT: &str = "claude-code:4d5611e5-241a-462a-8d15-5122611a9569";
+
+    fn corpus() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/sources")
+    }
+
+    #[test]
+    fn the_corpus_fixtures_agree_on_the_lines_they_share() {
+        let fixtures = load_fixtures(&corpus()).expect("the fixtures load");
+        assert!(fixtures.len() >= 2);
+        assert_eq!(shared_source_lines(&fixtures), Vec::<String>::new());
+    }
+
+    /// The two fixtures of the subagent file, copied into a corpus of their own under a
+    /// temporary directory (its path returned).
+    fn copied(test: &str) -> PathBuf {
+        let root =
+            std::env::temp_dir().join(format!("asr-ctk-lint-shared-{test}-{}", std::process::id()));
+        std::fs::remove_dir_all(&root).ok();
+        for name in [DANGLING, HOOKS] {
+            let from = corpus().join(name);
+            let to = root.join(name);
+            for part in ["source", "expected"] {
+                std::fs::create_dir_all(to.join(part)).expect("temp dir");
+                for entry in std::fs::read_dir(from.join(part)).expect("a fixture part") {
+                    let path = entry.expect("an entry").path();
+                    let file = path.file_name().expect("a file name");
+                    std::fs::copy(&path, to.join(part).join(file)).expect("copy");
+                }
+            }
+            std::fs::copy(from.join("fixture.json"), to.join("fixture.json")).expect("copy");
+        }
+        root
+    }
+
+    fn edit_text(path: &Path, from: &str, to: &str) {
+        let text = std::fs::read_to_string(path).expect("read");
+        assert!(text.contains(from), "{} has no {from}", path.display());
+        std::fs::write(path, text.replacen(from, to, 1)).expect("write");
+    }
+
+    #[test]
+    fn the_lineage_contradiction_of_the_subagent_file_is_caught() {
+        let root = copied("lineage");
+        // The two fixtures as they were: one demanded relatedUnknown of the file, the other's
+        // golden had no lineage.
+        let sidecar = root.join(DANGLING).join("fixture.json");
+        let mut value: Value =
+            serde_json::from_str(&std::fs::read_to_string(&sidecar).expect("read")).expect("JSON");
+        let assertions = value["expect"]["producer"]["assertions"]
+            .as_array_mut()
+            .expect("assertions");
+        assertions.insert(
+            0,
+            json!({"rule": "ASR-405", "select": {"type": ["session"]},
+                   "pointer": "/lineage/relatedUnknown/session", "check": {"equals": PARENT},
+                   "note": "lines 1-3 each have a parentUuid that is no record of this file: the pointer is recorded as relatedUnknown"}),
+        );
+        std::fs::write(&sidecar, value.to_string()).expect("write");
+        edit_text(
+            &root.join(HOOKS).join("expected/stream.jsonl"),
+            &format!(
+                r#""lineage":{{"spawnedBy":{{"session":"{PARENT}","evidence":"native_field"}}}},"#
+            ),
+            "",
+        );
+        let fixtures = load_fixtures(&root).expect("the fixtures load");
+        let problems = shared_source_lines(&fixtures);
+        std::fs::remove_dir_all(&root).ok();
+        assert_eq!(problems.len(), 1, "{problems:#?}");
+        let problem = &problems[0];
+        for part in [
+            format!("{DANGLING} and {HOOKS} share 3 source line(s)"),
+            format!("assertion 1 of {DANGLING} (ASR-405: lines 1-3 each have a parentUuid"),
+            format!("fails on the golden of {HOOKS}"),
+            "the header of the session both sources put the shared lines in".to_owned(),
+            format!("expected \"{PARENT}\", found nothing"),
+        ] {
+            assert!(problem.contains(&part), "{part:?} not in {problem}");
+        }
+    }
+
+    #[test]
+    fn a_record_named_by_its_native_id_in_the_shared_lines_is_compared() {
+        let root = copied("ids");
+        // The hook-context fixture says its first reminder is no person's words; the other
+        // golden now says it is.
+        edit_text(
+            &root.join(DANGLING).join("expected/stream.jsonl"),
+            r#""messageId":"88189592-a04a-49d4-ab3d-1917f06e983d","role":"user","author":"hook""#,
+            r#""messageId":"88189592-a04a-49d4-ab3d-1917f06e983d","role":"user","author":"human""#,
+        );
+        let fixtures = load_fixtures(&root).expect("the fixtures load");
+        let problems = shared_source_lines(&fixtures);
+        std::fs::remove_dir_all(&root).ok();
+        assert_eq!(problems.len(), 1, "{problems:#?}");
+        assert!(
+            problems[0].contains(&format!("assertion 1 of {HOOKS} (ASR-203: isMeta:true"))
+                && problems[0].contains(
+                    "it selects /messageId = \"88189592-a04a-49d4-ab3d-1917f06e983d\", which the shared lines hold"
+                )
+                && problems[0].contains("must not be \"human\""),
+            "{}",
+            problems[0]
+        );
+    }
+
+    #[test]
+    fn only_id_members_and_long_lines_count() {
+        assert!(is_id_member("/messageId"));
+        assert!(is_id_member("/callId"));
+        assert!(is_id_member("/payload/id"));
+        assert!(!is_id_member("/content/0/text"));
+        assert!(!is_id_member("/role"));
+        let source = crate::fidelity::Source::from_files(vec![(
+            "a.jsonl".into(),
+            b"{}\r\n{\"sessionId\":\"s1\",\"text\":\"a line long enough to be shared\"}\r\n"
+                .to_vec(),
+        )]);
+        let lines = long_lines(&source);
+        assert_eq!(lines.len(), 1);
+        assert_eq!(
+            lines.values().next(),
+            Some(&vec![("a.jsonl".to_owned(), 2)])
+        );
+        let facts = crate::facts::read("claude-code-jsonl", source.files());
+        assert_eq!(
+            session_of(&facts, &source, "a.jsonl", 2).as_deref(),
+            Some("s1")
+        );
+        assert_eq!(session_of(&facts, &source, "a.jsonl", 1), None);
+        let codex = crate::fidelity::Source::from_files(vec![(
+            "rollout.jsonl".into(),
+            b"{\"type\":\"session_meta\",\"payload\":{\"id\":\"t1\"}}\n{\"type\":\"event_msg\"}\n"
+                .to_vec(),
+        )]);
+        let facts = crate::facts::read("codex-rollout", codex.files());
+        assert_eq!(
+            session_of(&facts, &codex, "rollout.jsonl", 2).as_deref(),
+            Some("t1")
+        );
     }
 }

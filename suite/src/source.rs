@@ -477,3 +477,42 @@ fn read_dir_files(
     files.sort();
     Ok(files)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_assertion_says_why_and_in_which_stream_of_several() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/sources");
+        let fixture = load_fixtures(&root)
+            .expect("the fixtures load")
+            .into_iter()
+            .find(|f| f.name == "claude-code-jsonl/subagent_hook_context_01")
+            .expect("the fixture");
+        let source = fixture.source().expect("the source");
+        let golden = fixture.expected().expect("the golden");
+        let text = String::from_utf8_lossy(&golden[0].1).into_owned();
+        let wrong = text.replacen("\"author\":\"hook\"", "\"author\":\"human\"", 1);
+        let header = text.lines().next().unwrap_or_default().to_owned() + "\n";
+        let failures = fixture.judge(
+            &source,
+            &[("main", wrong.as_bytes()), ("other", header.as_bytes())],
+        );
+        let failure = failures
+            .iter()
+            .find(|f| f.rule == "ASR-203")
+            .expect("a failure under ASR-203");
+        assert_eq!(failure.kind, Failure::Fidelity);
+        for part in [
+            "record r1 in stream \"main\" at \"/author\": must not be \"human\"",
+            "; why: isMeta:true and a <system-reminder> naming a 'PostToolUse:... hook additional context': a hook produced it",
+        ] {
+            assert!(
+                failure.message.contains(part),
+                "{part:?} not in {}",
+                failure.message
+            );
+        }
+    }
+}

@@ -1,7 +1,8 @@
 //! The source fixtures (`cases/sources/`): one test per fixture that its golden output meets
 //! it, its sidecar fits its schema and names exactly the rules its assertions test; the lint
 //! that every rule binding producers to the source has a fixture assertion (but those still
-//! listed as waiting); each fixture's mistakes (wrong outputs) failed under their rule alone.
+//! listed as waiting); each fixture's mistakes (wrong outputs) failed under their rule alone;
+//! fixtures whose sources share lines agree on what those lines hold.
 
 use asr_suite::catalog::{Catalog, CheckKind};
 use asr_suite::source::{FixtureProvenance, Mistake, SourceFixture, load_fixtures};
@@ -84,6 +85,11 @@ fn main() {
         },
     ));
     let everyone = fixtures.clone();
+    let shared = fixtures.clone();
+    trials.push(Trial::test(
+        "lint::fixtures_sharing_source_lines_agree_on_them",
+        move || problems(&asr_suite::lint::shared_source_lines(&shared)),
+    ));
     trials.push(Trial::test("lint::ids_are_unique", move || {
         let mut seen = BTreeSet::new();
         let twice: Vec<String> = fixtures
