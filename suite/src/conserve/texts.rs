@@ -5,6 +5,7 @@
 use super::output::{Output, Place};
 use super::{Broken, DECISION_CONTENT, DECISION_ORDER, DECISION_SESSIONS};
 use crate::facts::{Facts, TextKind};
+use std::collections::HashSet;
 use unicode_normalization::UnicodeNormalization;
 
 /// Where each item's texts are: for each item, for each of its texts, the places holding
@@ -32,9 +33,17 @@ pub(super) fn check(facts: &Facts, out: &Output<'_>, broken: &mut Vec<Broken>) -
         })
         .collect();
     let mut canonical: Option<Vec<(&str, String, &Place)>> = None;
-    for (item, places) in facts.items.iter().zip(&found) {
-        for (text, places) in item.texts.iter().zip(places) {
-            if !places.is_empty() {
+    let mut changed_at_home = HashSet::new();
+    for (i, (item, places)) in facts.items.iter().zip(&found).enumerate() {
+        let home_streams: Vec<usize> = (0..out.streams.len())
+            .filter(|n| out.streams[*n].session == Some(item.session))
+            .collect();
+        for (t, (text, places)) in item.texts.iter().zip(places).enumerate() {
+            // Kept exactly where it belongs, or somewhere when its session has no stream:
+            // a copy in another session's stream (a child's answer that is also its
+            // parent's tool result) does not hide a changed text in its own.
+            let at_home = places.iter().any(|p| home_streams.contains(&p.stream));
+            if at_home || (!places.is_empty() && home_streams.is_empty()) {
                 continue;
             }
             let strings = canonical.get_or_insert_with(|| {
@@ -43,10 +52,13 @@ pub(super) fn check(facts: &Facts, out: &Output<'_>, broken: &mut Vec<Broken>) -
                     .collect()
             });
             let wanted = canonical_form(&text.text);
-            let changed = strings
-                .iter()
-                .find(|(s, canon, _)| *canon == wanted && !s.is_empty());
+            let changed = strings.iter().find(|(s, canon, place)| {
+                *canon == wanted
+                    && !s.is_empty()
+                    && (places.is_empty() || home_streams.contains(&place.stream))
+            });
             if let Some((s, _, place)) = changed {
+                changed_at_home.insert((i, t));
                 broken.push(Broken {
                     rule: "ASR-211",
                     decision: None,
@@ -62,7 +74,7 @@ pub(super) fn check(facts: &Facts, out: &Output<'_>, broken: &mut Vec<Broken>) -
                     stream: Some(out.streams[place.stream].name.to_owned()),
                     fact: Some(text.at.clone()),
                 });
-            } else if !declared_lost(&out.lossy(item.session), text.kind) {
+            } else if places.is_empty() && !declared_lost(&out.lossy(item.session), text.kind) {
                 broken.push(Broken {
                     rule: "ASR-211",
                     decision: Some(DECISION_CONTENT),
@@ -80,7 +92,7 @@ pub(super) fn check(facts: &Facts, out: &Output<'_>, broken: &mut Vec<Broken>) -
         }
     }
     display(facts, out, &found, broken);
-    placement(facts, out, &found, broken);
+    placement(facts, out, &found, &changed_at_home, broken);
     order(facts, out, &found, broken);
     found
 }
@@ -147,17 +159,26 @@ pub(super) fn declared_lost(lossy: &[&str], kind: TextKind) -> bool {
 
 /// Each session's texts are in its own stream: a session whose texts are only in other
 /// sessions' streams, or that has no stream, breaks the kit's decision.
-fn placement(facts: &Facts, out: &Output<'_>, found: &Found, broken: &mut Vec<Broken>) {
+fn placement(
+    facts: &Facts,
+    out: &Output<'_>,
+    found: &Found,
+    changed: &HashSet<(usize, usize)>,
+    broken: &mut Vec<Broken>,
+) {
     for (s, session) in facts.sessions.iter().enumerate() {
         let has_stream = out.streams.iter().any(|st| st.session == Some(s));
         let mut elsewhere: Option<(&crate::facts::Text, &Place)> = None;
         let mut texts = 0;
-        for (item, places) in facts.items.iter().zip(found) {
+        for (i, (item, places)) in facts.items.iter().zip(found).enumerate() {
             if item.session != s {
                 continue;
             }
-            for (text, places) in item.texts.iter().zip(places) {
+            for (t, (text, places)) in item.texts.iter().zip(places).enumerate() {
                 texts += 1;
+                if changed.contains(&(i, t)) {
+                    continue;
+                }
                 let home = places
                     .iter()
                     .any(|p| out.streams[p.stream].session == Some(s));
