@@ -530,6 +530,7 @@ mod tests {
                 ("codex-rollout/crud_instructions_01", INSTRUCTIONS),
                 ("codex-rollout/crud_reasoning_01", INSTRUCTIONS),
                 ("codex-rollout/injected_context_audience_01", INSTRUCTIONS),
+                ("codex-rollout/ui_events_only_01", INSTRUCTIONS),
             ],
         );
     }

@@ -8,11 +8,22 @@ use crate::source::{FixtureSidecar, SourceFixture};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-/// One fixture the kit carries: its sidecar as a fixture, its source and its golden.
+/// One fixture the kit carries: its sidecar as a fixture, its source and its golden: its
+/// first stream, which the fuzzer breaks, and the others (name and bytes).
 struct Carried {
     fixture: SourceFixture,
     source: crate::fidelity::Source,
     golden: Vec<u8>,
+    others: Vec<(String, Vec<u8>)>,
+}
+
+impl Carried {
+    /// The golden's streams with `first` for its first one.
+    fn output<'a>(&'a self, first: &'a [u8]) -> Vec<(&'a str, &'a [u8])> {
+        let mut streams = vec![("", first)];
+        streams.extend(self.others.iter().map(|(n, b)| (n.as_str(), b.as_slice())));
+        streams
+    }
 }
 
 fn carried() -> &'static [Carried] {
@@ -29,11 +40,13 @@ fn carried() -> &'static [Carried] {
                     .into_iter()
                     .map(|(name, bytes)| (name.to_owned(), bytes.to_vec()))
                     .collect();
-                let golden = crate::embedded::corpus_files(&format!("{dir}/expected"))
+                let mut streams = crate::embedded::corpus_files(&format!("{dir}/expected"))
                     .into_iter()
-                    .next()?
-                    .1
-                    .to_vec();
+                    .map(|(name, bytes)| {
+                        (name.trim_end_matches(".jsonl").to_owned(), bytes.to_vec())
+                    });
+                let golden = streams.next()?.1;
+                let others = streams.collect();
                 Some(Carried {
                     fixture: SourceFixture {
                         name: dir.trim_start_matches("sources/").to_owned(),
@@ -42,6 +55,7 @@ fn carried() -> &'static [Carried] {
                     },
                     source: crate::fidelity::Source::from_files(files),
                     golden,
+                    others,
                 })
             })
             .collect()
@@ -102,14 +116,18 @@ fn broken(golden: &[u8], how: u8, bytes: &[u8]) -> Vec<u8> {
 /// Judging `output` gives failures under catalog rules only, and the same twice.
 fn judged_soundly(carried: &Carried, output: &[u8]) -> Result<(), String> {
     let catalog = Catalog::embedded();
-    let first = carried.fixture.judge(&carried.source, &[("", output)]);
+    let first = carried
+        .fixture
+        .judge(&carried.source, &carried.output(output));
     if let Some(odd) = first.iter().find(|f| !catalog.knows(&f.rule)) {
         return Err(format!(
             "{}: a failure under {:?}, no rule of the catalog: {}",
             carried.fixture.name, odd.rule, odd.message
         ));
     }
-    let again = carried.fixture.judge(&carried.source, &[("", output)]);
+    let again = carried
+        .fixture
+        .judge(&carried.source, &carried.output(output));
     if again != first {
         return Err(format!(
             "{}: judged twice, {} then {} failures",
@@ -142,12 +160,17 @@ mod tests {
         for carried in carried() {
             let golden = carried
                 .fixture
-                .judge(&carried.source, &[("", &carried.golden)]);
+                .judge(&carried.source, &carried.output(&carried.golden));
             assert!(golden.is_empty(), "{}: {golden:?}", carried.fixture.name);
         }
         let first = &carried()[0];
         let cut = broken(&first.golden, 2, &[0, 255]);
-        assert!(!first.fixture.judge(&first.source, &[("", &cut)]).is_empty());
+        assert!(
+            !first
+                .fixture
+                .judge(&first.source, &first.output(&cut))
+                .is_empty()
+        );
     }
 
     #[test]
@@ -164,6 +187,7 @@ mod tests {
                 fixture: self.fixture.clone(),
                 source: self.source.clone(),
                 golden: self.golden.clone(),
+                others: self.others.clone(),
             }
         }
     }
