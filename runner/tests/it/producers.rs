@@ -21,7 +21,8 @@ const WRONG: &[(&str, &str, &[&str])] = &[
     ),
     ("normalises_crlf", "ASR-211", &["ASR-211"]),
     ("audience_both", "ASR-204", &["ASR-204"]),
-    ("folds_reasoning", "ASR-219", &["ASR-219"]),
+    // Folding moves the reasoning after what the source has before it: the order decision.
+    ("folds_reasoning", "ASR-219", &["ASR-219", "ASR-211"]),
     ("invents_delivery", "ASR-237", &["ASR-237", "ASR-427"]),
     ("guesses_spawned_by", "ASR-404", &["ASR-403", "ASR-404"]),
     ("infers_scope", "ASR-410", &["ASR-410"]),
@@ -294,11 +295,26 @@ fn a_oneshot_producer_writes_its_stream_on_stdout_or_into_its_output_directory()
             &format!("faulty-{mode}"),
         );
         assert_eq!(output.status.code(), Some(0), "{mode}: {output:?}");
+        // On stdout a producer writes one stream: a fixture of several loses the others,
+        // which every conversion keeps (a session of the source has no stream).
+        let several = |c: &&asr_suite::conformance::CaseResult| {
+            let expected = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../cases")
+                .join(&c.name)
+                .join("expected");
+            std::fs::read_dir(expected).is_ok_and(|d| d.count() > 1)
+        };
         assert!(
-            report.cases.iter().all(|c| c.outcome == Outcome::Pass),
+            report.cases.iter().all(|c| c.outcome
+                == if mode == "stdout" && several(&c) {
+                    Outcome::NonStrict
+                } else {
+                    Outcome::Pass
+                }),
             "{mode}: {:?}",
             report.cases.iter().find(|c| c.outcome != Outcome::Pass)
         );
+        assert!(report.cases.iter().filter(several).count() >= 2);
     }
     // A temporary directory of its own: other tests' one-shot runs make work directories in
     // the shared one while this runs.
@@ -425,7 +441,7 @@ fn a_failing_producer_case_is_one_short_line_on_the_console() {
             "{} characters: {line}",
             line.chars().count()
         );
-        assert!(line.contains("(ASR-211 fidelity)"), "{line}");
+        assert!(line.contains("(ASR-211 fidelity"), "{line}");
         assert!(line.contains("first difference at character "), "{line}");
         assert!(line.contains(" characters, actual "), "{line}");
     }

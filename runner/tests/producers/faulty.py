@@ -6,8 +6,10 @@
 - `twice`: writes the golden twice under one name;
 - `headless`: writes the golden without its header line (not a valid stream);
 - `joined`: writes the golden's first two lines as one entry of `lines`, a newline inside;
-- `stdout` (one-shot): prints the golden stream itself on stdout, no reply;
-- `outdir` (one-shot): writes the golden into ASR_CTK_OUTPUT_DIR as stream.jsonl, prints nothing;
+- `stdout` (one-shot): prints the golden's first stream itself on stdout, no reply (a
+  fixture of several streams gets one of them);
+- `outdir` (one-shot): writes every stream of the golden into ASR_CTK_OUTPUT_DIR, as
+  stream.jsonl and <name>.jsonl, prints nothing;
 - `nothing` (one-shot): exits 0 having written nothing;
 - `immutable` (one-shot): as `outdir`, then makes the stream immutable (`chattr +i`), so that
   the kit cannot remove it.
@@ -72,11 +74,12 @@ def oneshot():
     if MODE == "stdout":
         sys.stdout.write(text)
     elif MODE in ("outdir", "immutable"):
-        path = os.path.join(os.environ["ASR_CTK_OUTPUT_DIR"], "stream.jsonl")
-        with open(path, "w", encoding="utf-8") as out:
-            out.write(text)
-        if MODE == "immutable":
-            subprocess.run(["chattr", "+i", path], check=True)
+        for name, stream in _producer.goldens(fixture):
+            path = os.path.join(os.environ["ASR_CTK_OUTPUT_DIR"], (name or "stream") + ".jsonl")
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(stream)
+            if MODE == "immutable":
+                subprocess.run(["chattr", "+i", path], check=True)
 
 
 if __name__ == "__main__":

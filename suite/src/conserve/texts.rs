@@ -64,8 +64,8 @@ pub(super) fn check(facts: &Facts, out: &Output<'_>, broken: &mut Vec<Broken>) -
                     decision: None,
                     warning: false,
                     message: format!(
-                        "a {} text is not kept exactly as the source stored it ({}): the source has {}, the output {} has {}",
-                        kind_name(text.kind),
+                        "{} text is not kept exactly as the source stored it ({}): the source has {}, the output {} has {}",
+                        with_article(kind_name(text.kind)),
                         how_changed(&text.text, s),
                         excerpt(&text.text),
                         place.pointer,
@@ -80,8 +80,8 @@ pub(super) fn check(facts: &Facts, out: &Output<'_>, broken: &mut Vec<Broken>) -
                     decision: Some(DECISION_CONTENT),
                     warning: false,
                     message: format!(
-                        "a {} text of the source is in no output stream, and no producer.lossy entry declares {} lost: {}",
-                        kind_name(text.kind),
+                        "{} text of the source is in no output stream, and no producer.lossy entry declares {} lost: {}",
+                        with_article(kind_name(text.kind)),
                         text.kind.lossy_names().join(" or "),
                         excerpt(&text.text)
                     ),
@@ -363,6 +363,12 @@ pub(super) fn excerpt(text: &str) -> String {
     } else {
         format!("{cut:?}")
     }
+}
+
+/// `name` after "a" or "an".
+fn with_article(name: &str) -> String {
+    let an = name.starts_with(['a', 'e', 'i', 'o', 'u']);
+    format!("{} {name}", if an { "an" } else { "a" })
 }
 
 fn kind_name(kind: TextKind) -> &'static str {

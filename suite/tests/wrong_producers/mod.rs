@@ -176,6 +176,12 @@ pub fn all() -> Vec<Wrong> {
             make: |s, _| drop_reasoning(s),
         },
         Wrong {
+            name: "moves_what_the_user_saw_into_content",
+            rules: &["ASR-207"],
+            hard: true,
+            make: |s, _| display_as_content(s),
+        },
+        Wrong {
             name: "drops_display_content",
             rules: &["ASR-211"],
             hard: false,
@@ -723,6 +729,28 @@ fn drop_display(streams: &mut Vec<Stream>) {
         for record in records.iter_mut() {
             record.remove("displayContent");
             record.remove("displayCorrespondence");
+        }
+    }
+}
+
+/// A message of which the source holds only what the user saw, written as if the model had
+/// received it.
+fn display_as_content(streams: &mut Vec<Stream>) {
+    for (_, records) in streams.iter_mut() {
+        for record in records.iter_mut() {
+            let empty = record
+                .get("content")
+                .and_then(Value::as_array)
+                .is_some_and(Vec::is_empty);
+            if kind(record) == "message"
+                && empty
+                && let Some(display) = record.remove("displayContent")
+            {
+                record.insert("content".into(), display);
+                if let Some(capture) = record.get_mut("capture").and_then(Value::as_object_mut) {
+                    capture.remove("content");
+                }
+            }
         }
     }
 }
