@@ -454,7 +454,7 @@ fn drop_entries(best: &mut Native, attempt: &mut Attempt<'_>) {
     }
 }
 
-/// Halves texts, longest first, while the property holds.
+/// Empties texts, or else halves them, longest first, while the property holds.
 fn halve_texts(best: &mut Native, attempt: &mut Attempt<'_>) {
     let count = values_mut(best).len();
     for index in 0..count {
@@ -476,6 +476,7 @@ fn halve_texts(best: &mut Native, attempt: &mut Attempt<'_>) {
         };
         paths.sort_by_key(|(len, _)| std::cmp::Reverse(*len));
         for (_, path) in paths {
+            let mut first = true;
             loop {
                 let mut candidate = best.clone();
                 let Some(value) = values_mut(&mut candidate).into_iter().nth(index) else {
@@ -488,8 +489,22 @@ fn halve_texts(best: &mut Native, attempt: &mut Attempt<'_>) {
                 if chars == 0 {
                     break;
                 }
-                *text = text.chars().take(chars / 2).collect();
-                if !attempt(candidate, best) {
+                // Emptied first: a text the failure does not rest on goes in one try, not
+                // one a halving (17 for a text of 64 KiB).
+                *text = if first {
+                    String::new()
+                } else {
+                    text.chars().take(chars / 2).collect()
+                };
+                let kept = attempt(candidate, best);
+                if first {
+                    first = false;
+                    if kept {
+                        break;
+                    }
+                    continue;
+                }
+                if !kept {
                     break;
                 }
             }
@@ -509,42 +524,42 @@ const REAL_SEEDS: &[(&str, &str, &[u8])] = &[
         "claude-code-jsonl",
         "claude-code__agentlogs__compact.jsonl",
         include_bytes!(
-            "../../../../fuzz/seeds/producer/claude-code-jsonl/claude-code__agentlogs__compact.jsonl"
+            "../../../producer-seeds/claude-code-jsonl/claude-code__agentlogs__compact.jsonl"
         ),
     ),
     (
         "claude-code-jsonl",
         "claude-code__agentlogs__subagent-inline-sidechain.jsonl",
         include_bytes!(
-            "../../../../fuzz/seeds/producer/claude-code-jsonl/claude-code__agentlogs__subagent-inline-sidechain.jsonl"
+            "../../../producer-seeds/claude-code-jsonl/claude-code__agentlogs__subagent-inline-sidechain.jsonl"
         ),
     ),
     (
         "claude-code-jsonl",
         "claude-code__spotter__subagents-agent-acompact-e1f845.jsonl",
         include_bytes!(
-            "../../../../fuzz/seeds/producer/claude-code-jsonl/claude-code__spotter__subagents-agent-acompact-e1f845.jsonl"
+            "../../../producer-seeds/claude-code-jsonl/claude-code__spotter__subagents-agent-acompact-e1f845.jsonl"
         ),
     ),
     (
         "codex-rollout",
         "codex__agentlogs__crud-rollout-v0.89.0.jsonl",
         include_bytes!(
-            "../../../../fuzz/seeds/producer/codex-rollout/codex__agentlogs__crud-rollout-v0.89.0.jsonl"
+            "../../../producer-seeds/codex-rollout/codex__agentlogs__crud-rollout-v0.89.0.jsonl"
         ),
     ),
     (
         "gemini-cli-json",
         "gemini__agent-history__real-session-01-redacted.json",
         include_bytes!(
-            "../../../../fuzz/seeds/producer/gemini-cli-json/gemini__agent-history__real-session-01-redacted.json"
+            "../../../producer-seeds/gemini-cli-json/gemini__agent-history__real-session-01-redacted.json"
         ),
     ),
     (
         "pi-session-jsonl",
         "pi-openclaw-family__agentlogs__branched-v3.jsonl",
         include_bytes!(
-            "../../../../fuzz/seeds/producer/pi-session-jsonl/pi-openclaw-family__agentlogs__branched-v3.jsonl"
+            "../../../producer-seeds/pi-session-jsonl/pi-openclaw-family__agentlogs__branched-v3.jsonl"
         ),
     ),
 ];
