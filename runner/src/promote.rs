@@ -78,7 +78,10 @@ fn promote_fixture(corpus: &Path, dir: &Path, lock: &str) -> Result<(String, Str
     };
     let problems = lint::source_fixture(&fixture, &value);
     if !problems.is_empty() {
-        return Err(format!("the fixture lint refuses it: {}", problems.join("; ")));
+        return Err(format!(
+            "the fixture lint refuses it: {}",
+            problems.join("; ")
+        ));
     }
     let source = fixture.source().map_err(|e| e.to_string())?;
     let format = fixture.sidecar.format.clone();
@@ -119,15 +122,18 @@ fn promote_fixture(corpus: &Path, dir: &Path, lock: &str) -> Result<(String, Str
             .map(|(file, bytes)| (format!("source/{file}"), bytes.as_slice()))
             .collect();
         files.push(("fixture.json".into(), sidecar.as_bytes()));
-        let written = std::fs::create_dir(target.join("source"))
-            .and_then(|()| create_all(&target, &files));
+        let written =
+            std::fs::create_dir(target.join("source")).and_then(|()| create_all(&target, &files));
         if let Err(e) = written {
             let _ = std::fs::remove_dir_all(&target);
             return Err(format!("failed to write {}: {e}", target.display()));
         }
         return Ok((format!("{SOURCES_DIR}/{format}/{name}"), id));
     }
-    Err(format!("no free name for fuzz_{rule}_NN in {}", format_dir.display()))
+    Err(format!(
+        "no free name for fuzz_{rule}_NN in {}",
+        format_dir.display()
+    ))
 }
 
 /// Runs `assign` on the text of `ids.lock` under an exclusive lock of it, and appends the

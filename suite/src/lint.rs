@@ -35,7 +35,12 @@ pub fn sidecar_schema(name: &str, sidecar: &Value) -> Vec<String> {
 /// `fuzzed`: judged by the stream checker and the conservation properties alone).
 pub fn source_fixture(fixture: &crate::source::SourceFixture, sidecar: &Value) -> Vec<String> {
     let mut found = fixture_schema(sidecar);
-    for rule in fixture.sidecar.rules.iter().filter(|r| !Catalog::embedded().knows(r)) {
+    for rule in fixture
+        .sidecar
+        .rules
+        .iter()
+        .filter(|r| !Catalog::embedded().knows(r))
+    {
         found.push(format!("{rule} is in no catalog"));
     }
     match fixture.source() {
@@ -43,8 +48,11 @@ pub fn source_fixture(fixture: &crate::source::SourceFixture, sidecar: &Value) -
         Ok(_) => {}
         Err(e) => found.push(e.to_string()),
     }
+    let fuzzed = fixture.sidecar.provenance.is_fuzzed();
+    let has_dir = std::fs::symlink_metadata(fixture.dir.join("expected")).is_ok();
     match fixture.expected() {
-        Ok(golden) if golden.is_empty() && !fixture.sidecar.provenance.is_fuzzed() => {
+        _ if !has_dir && !fuzzed => found.push("expected/ holds no golden output".into()),
+        Ok(golden) if golden.is_empty() && !fuzzed => {
             found.push("expected/ holds no golden output".into());
         }
         Ok(_) => {}
@@ -63,7 +71,10 @@ fn fixture_schema(sidecar: &Value) -> Vec<String> {
     };
     let validator = schema("fidelity.schema.json").and_then(|fidelity| {
         let registry = jsonschema::Registry::new()
-            .add("https://asr-ctk.invalid/schemas/fidelity.schema.json", fidelity)
+            .add(
+                "https://asr-ctk.invalid/schemas/fidelity.schema.json",
+                fidelity,
+            )
             .map_err(|e| e.to_string())?
             .prepare()
             .map_err(|e| e.to_string())?;

@@ -297,7 +297,9 @@ impl SourceFixture {
                 seed,
                 iteration,
                 format,
-            } => format!("found by asr-ctk fuzz --role producer --format {format} --seed {seed}, iteration {iteration}"),
+            } => format!(
+                "found by asr-ctk fuzz --role producer --format {format} --seed {seed}, iteration {iteration}"
+            ),
         };
         Ok(Case {
             name: format!("{SOURCES_DIR}/{}", self.name),

@@ -93,7 +93,11 @@ pub fn rewrite_any_text(native: &mut Native, u: &mut Unstructured<'_>) -> Option
     let target = root_mut(native, file, line).and_then(|v| at_mut(v, &path))?;
     let old = target.as_str().unwrap_or_default().to_owned();
     *target = Value::String(rewrite(how, &old));
-    Some(format!("text {:?} of {} rewritten", how, place(native, file, line, &path)))
+    Some(format!(
+        "text {:?} of {} rewritten",
+        how,
+        place(native, file, line, &path)
+    ))
 }
 
 /// The values of the session: each JSON line and each document, with their file and line.
@@ -238,14 +242,22 @@ fn drop_turn(native: &mut Native, u: &mut Unstructured<'_>) -> Option<String> {
     let (f, n) = some_turns(native, u)?;
     let at = pick(u, n);
     with_turns(native, f, |t| t.remove(at))?;
-    Some(format!("turn {} of {} dropped", at + 1, native.files[f].name))
+    Some(format!(
+        "turn {} of {} dropped",
+        at + 1,
+        native.files[f].name
+    ))
 }
 
 fn duplicate_turn(native: &mut Native, u: &mut Unstructured<'_>) -> Option<String> {
     let (f, n) = some_turns(native, u)?;
     let at = pick(u, n);
     with_turns(native, f, |t| t.duplicate(at))?;
-    Some(format!("turn {} of {} duplicated", at + 1, native.files[f].name))
+    Some(format!(
+        "turn {} of {} duplicated",
+        at + 1,
+        native.files[f].name
+    ))
 }
 
 fn reorder_turns(native: &mut Native, u: &mut Unstructured<'_>) -> Option<String> {
@@ -271,7 +283,11 @@ fn reorder_turns(native: &mut Native, u: &mut Unstructured<'_>) -> Option<String
 
 /// Where a turn keeps its content blocks, by format: `message.content` (Claude Code, pi,
 /// OpenClaw), `payload.content` (Codex), `content` (Gemini CLI).
-const CONTENT_PLACES: [[&str; 2]; 3] = [["message", "content"], ["payload", "content"], ["content", ""]];
+const CONTENT_PLACES: [[&str; 2]; 3] = [
+    ["message", "content"],
+    ["payload", "content"],
+    ["content", ""],
+];
 
 /// A turn whose content has two blocks or more becomes two turns, the blocks shared out;
 /// the second's id is new, and its parent the first (as Claude Code writes one response
@@ -347,9 +363,9 @@ fn splice_turn(native: &mut Native, seeds: &[&Seed], u: &mut Unstructured<'_>) -
                         Line::Raw(_) => None,
                     })
                     .collect(),
-                (Body::Document(doc), false) => {
-                    turn_array(doc).map(|t| t.iter().collect()).unwrap_or_default()
-                }
+                (Body::Document(doc), false) => turn_array(doc)
+                    .map(|t| t.iter().collect())
+                    .unwrap_or_default(),
                 _ => Vec::new(),
             }
         })
@@ -386,7 +402,11 @@ fn sidechain(native: &mut Native, u: &mut Unstructured<'_>) -> Option<String> {
             "line {} of {} made {}",
             at + 1,
             native.files[f].name,
-            if now { "a sidechain line" } else { "no sidechain line" }
+            if now {
+                "a sidechain line"
+            } else {
+                "no sidechain line"
+            }
         )
     })
 }
@@ -434,8 +454,16 @@ enum Edit {
 /// Where an entry is: a line of a file, or an element of an array inside a value.
 #[derive(Debug, Clone)]
 enum Loc {
-    Line { file: usize, at: usize },
-    Element { file: usize, line: Option<usize>, array: Vec<Step>, at: usize },
+    Line {
+        file: usize,
+        at: usize,
+    },
+    Element {
+        file: usize,
+        line: Option<usize>,
+        array: Vec<Step>,
+        at: usize,
+    },
 }
 
 /// One entry that `kind` accepts (given the entry and the member holding its array), edited.
@@ -504,7 +532,8 @@ fn entry(
             array,
             at,
         } => {
-            let Value::Array(items) = root_mut(native, file, line).and_then(|v| at_mut(v, &array))?
+            let Value::Array(items) =
+                root_mut(native, file, line).and_then(|v| at_mut(v, &array))?
             else {
                 return None;
             };

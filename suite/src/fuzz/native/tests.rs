@@ -36,7 +36,10 @@ fn every_format_is_generated_in_its_shape_and_differs_from_its_seed() {
             let names: Vec<&String> = files.iter().map(|(n, _)| n).collect();
             let seed_files = seed.native.files();
             let seed_names: Vec<&String> = seed_files.iter().map(|(n, _)| n).collect();
-            assert_eq!(names, seed_names, "{format} {iteration}: the seed's file names");
+            assert_eq!(
+                names, seed_names,
+                "{format} {iteration}: the seed's file names"
+            );
             for (name, bytes) in &files {
                 assert!(
                     parses_in_shape(name, bytes),
