@@ -183,7 +183,7 @@ impl Native {
 
 impl Body {
     fn parse(name: &str, bytes: &[u8]) -> Body {
-        if name.ends_with(".jsonl") {
+        if has_extension(name, "jsonl") {
             let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
             if body.is_empty() {
                 return Body::Lines(Vec::new());
@@ -196,7 +196,7 @@ impl Body {
                     })
                     .collect(),
             )
-        } else if name.ends_with(".json") {
+        } else if has_extension(name, "json") {
             serde_json::from_slice(bytes).map_or_else(|_| Body::Raw(bytes.to_vec()), Body::Document)
         } else {
             Body::Raw(bytes.to_vec())
@@ -510,6 +510,13 @@ fn halve_texts(best: &mut Native, attempt: &mut Attempt<'_>) {
             }
         }
     }
+}
+
+/// Whether a file's name ends in `.<extension>`, in any case.
+pub fn has_extension(name: &str, extension: &str) -> bool {
+    std::path::Path::new(name)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case(extension))
 }
 
 fn name_hash(name: &str) -> u64 {

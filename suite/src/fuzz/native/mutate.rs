@@ -261,23 +261,23 @@ fn duplicate_turn(native: &mut Native, u: &mut Unstructured<'_>) -> Option<Strin
 }
 
 fn reorder_turns(native: &mut Native, u: &mut Unstructured<'_>) -> Option<String> {
-    let (f, n) = some_turns(native, u)?;
-    if n < 2 {
+    let (file, count) = some_turns(native, u)?;
+    if count < 2 {
         return None;
     }
-    let a = pick(u, n);
+    let first = pick(u, count);
     // Mostly a neighbour (the order a writer could have got wrong), else anywhere.
-    let b = if pick(u, 3) == 0 {
-        pick(u, n)
+    let second = if pick(u, 3) == 0 {
+        pick(u, count)
     } else {
-        (a + 1) % n
+        (first + 1) % count
     };
-    with_turns(native, f, |t| t.swap(a, b))?;
+    with_turns(native, file, |t| t.swap(first, second))?;
     Some(format!(
         "turns {} and {} of {} swapped",
-        a + 1,
-        b + 1,
-        native.files[f].name
+        first + 1,
+        second + 1,
+        native.files[file].name
     ))
 }
 
@@ -347,24 +347,24 @@ fn renew_id(turn: &Value, copy: &mut Value) {
 
 /// A turn of another seed of the format (or of this one) put in at some place.
 fn splice_turn(native: &mut Native, seeds: &[&Seed], u: &mut Unstructured<'_>) -> Option<String> {
-    let (f, n) = some_turns(native, u)?;
-    let lines = matches!(native.files[f].body, Body::Lines(_));
+    let (file, count) = some_turns(native, u)?;
+    let lines = matches!(native.files[file].body, Body::Lines(_));
     let donor = seeds.get(pick(u, seeds.len()))?;
     let candidates: Vec<&Value> = donor
         .native
         .files
         .iter()
-        .flat_map(|file| -> Vec<&Value> {
-            match (&file.body, lines) {
-                (Body::Lines(l), true) => l
+        .flat_map(|donated| -> Vec<&Value> {
+            match (&donated.body, lines) {
+                (Body::Lines(donated_lines), true) => donated_lines
                     .iter()
                     .filter_map(|line| match line {
-                        Line::Json(v) => Some(v),
+                        Line::Json(value) => Some(value),
                         Line::Raw(_) => None,
                     })
                     .collect(),
                 (Body::Document(doc), false) => turn_array(doc)
-                    .map(|t| t.iter().collect())
+                    .map(|turns| turns.iter().collect())
                     .unwrap_or_default(),
                 _ => Vec::new(),
             }
@@ -374,13 +374,13 @@ fn splice_turn(native: &mut Native, seeds: &[&Seed], u: &mut Unstructured<'_>) -
         return None;
     }
     let turn = candidates[pick(u, candidates.len())].clone();
-    let at = pick(u, n + 1);
-    with_turns(native, f, |t| t.insert_value(at, turn))?;
+    let at = pick(u, count + 1);
+    with_turns(native, file, |t| t.insert_value(at, turn))?;
     Some(format!(
         "a turn of {} spliced in at {} of {}",
         donor.origin,
         at + 1,
-        native.files[f].name
+        native.files[file].name
     ))
 }
 

@@ -3,13 +3,13 @@ use super::*;
 /// Whether `bytes` parse in the shape a file of `name` has: every line a JSON value for
 /// `.jsonl`, one JSON document for `.json`.
 fn parses_in_shape(name: &str, bytes: &[u8]) -> bool {
-    if name.ends_with(".jsonl") {
+    if has_extension(name, "jsonl") {
         let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
         body.is_empty()
             || body
                 .split(|b| *b == b'\n')
                 .all(|line| serde_json::from_slice::<Value>(line).is_ok())
-    } else if name.ends_with(".json") {
+    } else if has_extension(name, "json") {
         serde_json::from_slice::<Value>(bytes).is_ok()
     } else {
         true
