@@ -4,7 +4,9 @@
 //! files a producer reads, byte for byte), `fixture.json` (what it tests, and the fidelity
 //! assertions its output must meet; `schemas/source-fixture.schema.json`) and `expected/`
 //! (a golden ASR output written by hand from the spec, one `.jsonl` a stream). The golden
-//! must meet its own fixture: that is the fixtures' self-test.
+//! must meet its own fixture: that is the fixtures' self-test. A fixture the producer fuzzer
+//! found (provenance `fuzzed`) may have no golden and no mistakes: an output of it is judged
+//! by the stream checker and the conservation properties alone.
 //!
 //! ```json
 //! {
