@@ -495,3 +495,39 @@ fn read_dir_files(
     files.sort();
     Ok(files)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fuzzed_fixture_may_lack_a_golden_and_says_where_it_comes_from() {
+        let sidecar: FixtureSidecar = serde_json::from_value(serde_json::json!({
+            "id": "s9000", "description": "A session the fuzzer found.",
+            "format": "gemini-cli-json", "rules": ["ASR-X-016"],
+            "provenance": {"kind": "fuzzed", "seed": 8, "iteration": 3, "format": "gemini-cli-json"},
+            "expect": {"producer": {"assertions": []}}, "mistakes": [], "status": "stable"
+        }))
+        .expect("a fuzzed sidecar");
+        assert!(sidecar.provenance.is_fuzzed());
+        let dir = std::env::temp_dir().join(format!("asr-source-fuzzed-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("source")).expect("a directory");
+        std::fs::write(dir.join("source/session.json"), b"{}").expect("write");
+        let mut fixture = SourceFixture {
+            name: "gemini-cli-json/fuzz".into(),
+            dir: dir.clone(),
+            sidecar,
+        };
+        assert_eq!(fixture.expected().expect("no golden, no error"), Vec::new());
+        let case = fixture.as_case().expect("a case");
+        let said = match &case.sidecar.provenance {
+            Provenance::HandWritten { note } => note.clone().unwrap_or_default(),
+            _ => String::new(),
+        };
+        assert!(said.contains("--seed 8, iteration 3"), "{said}");
+        // A fixture of another kind without expected/ fails to load its golden.
+        fixture.sidecar.provenance = FixtureProvenance::HandWritten { note: "n".into() };
+        assert!(fixture.expected().is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
