@@ -343,3 +343,49 @@ fn a_hand_written_fixture_without_a_golden_is_refused_and_a_fuzzed_one_is_not() 
         "{refused:?}"
     );
 }
+
+#[test]
+fn an_error_answer_is_a_fault_filed_under_no_rule_and_shrunk_to_no_turn_at_all() {
+    let out = scratch("pfuzz-fault");
+    // The wrong producers answer each fixture with its golden: a generated session has
+    // none, and they answer `error`.
+    let producer = format!(
+        "python3 {}",
+        root()
+            .join("runner/tests/producers/trims_text.py")
+            .display()
+    );
+    let (code, text) = fuzz(
+        &producer,
+        &out,
+        &["--format", "gemini-cli-json", "--iterations", "1"],
+    );
+    assert_eq!(code, Some(1), "{text}");
+    let faults = section(&text, "faults:");
+    assert!(
+        faults
+            .iter()
+            .any(|l| l.starts_with("  (no rule) (gemini-cli-json), 1 session(s): error: ")),
+        "{text}"
+    );
+    assert!(text.contains("hard failures: none"), "{text}");
+    let dirs = found(&out, "gemini-cli-json");
+    assert_eq!(dirs.len(), 1, "{text}");
+    assert!(dirs[0].ends_with("fuzz_unattributed_1_0"), "{dirs:?}");
+    let session: Value = serde_json::from_slice(
+        &std::fs::read(
+            std::fs::read_dir(dirs[0].join("source"))
+                .expect("source/")
+                .flatten()
+                .next()
+                .expect("a file")
+                .path(),
+        )
+        .expect("the session"),
+    )
+    .expect("JSON");
+    assert!(
+        session["messages"].as_array().is_some_and(Vec::is_empty),
+        "every turn goes when the fault stays: {session:#}"
+    );
+}
