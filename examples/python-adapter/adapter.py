@@ -9,6 +9,7 @@ The producer runs a converter command (gemini_to_asr.py, beside this file) on th
 sessions it is given and declines every other source format.
 
     persistent mode (default):  python3 adapter.py          # requests on stdin, one per line
+    with the broken converter:  python3 adapter.py --broken # gemini_to_asr_broken.py
     one-shot mode:              ASR_CTK_ROLE=validator python3 adapter.py < stream.jsonl
                                 ASR_CTK_ROLE=producer ASR_CTK_FORMAT=gemini-cli-json \
                                     python3 adapter.py session.json
@@ -224,7 +225,8 @@ def validate_stream(data):
 
 
 def started():
-    return {"type": "started", "protocol": 1, "implementation": IMPLEMENTATION,
+    implementation = dict(IMPLEMENTATION, name=IMPLEMENTATION["name"] + "-broken-converter") if BROKEN else IMPLEMENTATION
+    return {"type": "started", "protocol": 1, "implementation": implementation,
             "roles": ["validator", "producer"], "formatVersions": ["0.1"]}
 
 
@@ -232,8 +234,12 @@ def started():
 # The producer: a few lines around a converter command, as a vendor's adapter would be.
 # ---------------------------------------------------------------------------------------
 
+# `--broken` runs gemini_to_asr_broken.py instead: the converter with three planted bugs
+# that the kit's producer fuzzer must find.
+BROKEN = "--broken" in sys.argv[1:]
 CONVERTER = [sys.executable or "python3",
-             os.path.join(os.path.dirname(os.path.abspath(__file__)), "gemini_to_asr.py")]
+             os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          "gemini_to_asr_broken.py" if BROKEN else "gemini_to_asr.py")]
 DECLINED = 3  # the converter's exit status for a session it does not convert
 
 
@@ -321,7 +327,7 @@ def oneshot():
         return
     if os.environ.get("ASR_CTK_ROLE") == "producer":
         # The source's files are the arguments; the reply goes to stdout like any other.
-        write(produce(os.environ.get("ASR_CTK_FORMAT"), sys.argv[1:]))
+        write(produce(os.environ.get("ASR_CTK_FORMAT"), [a for a in sys.argv[1:] if a != "--broken"]))
         return
     rules = [rule for rule in os.environ.get("ASR_CTK_RULES", "").split(",") if rule]
     # seq is left out: in one-shot mode there is one case per process.

@@ -6,7 +6,7 @@
 
 use crate::exit;
 use crate::limits::LimitArgs;
-use crate::role::RoleArg;
+use crate::role::{RoleArg, RunRole};
 use crate::run::adapter::Talk;
 use crate::run::side::{Answer, OneShotSide, Side};
 use crate::run::supervise;
@@ -37,8 +37,12 @@ pub struct Args {
     #[arg(long, value_name = "CMD")]
     adapter: String,
     /// The role the implementation plays.
-    #[arg(long, value_enum, default_value_t = RoleArg::Validator)]
-    role: RoleArg,
+    #[arg(long, value_enum, default_value_t = RunRole::Validator)]
+    role: RunRole,
+    /// For a producer: the source format of the sessions generated (default: every format
+    /// the kit has seeds of, in turn).
+    #[arg(long, value_name = "F")]
+    format: Option<String>,
     /// Stop after this many streams.
     #[arg(long, value_name = "N", conflicts_with = "seconds")]
     iterations: Option<u64>,
@@ -76,6 +80,19 @@ pub struct Args {
     limits: LimitArgs,
 }
 
+#[path = "fuzz_producer.rs"]
+mod fuzz_producer;
+
+impl Args {
+    /// The stream role fuzzed (a producer is fuzzed by [`fuzz_producer`]).
+    fn stream_role(&self) -> RoleArg {
+        match self.role {
+            RunRole::Reader => RoleArg::Reader,
+            RunRole::Validator | RunRole::Producer => RoleArg::Validator,
+        }
+    }
+}
+
 /// Candidates tried when shrinking a disagreement.
 const SHRINK_BUDGET: usize = 400;
 
@@ -102,6 +119,9 @@ struct Tally {
 }
 
 pub fn run(args: &Args) -> Result<u8> {
+    if args.role == RunRole::Producer {
+        return fuzz_producer::run(args);
+    }
     let timeouts = args.timeouts.timeouts()?;
     anyhow::ensure!(
         (1..=MAX_JOBS).contains(&args.jobs),
@@ -269,7 +289,7 @@ fn fuzz_job(
     deadline: Option<Instant>,
     stream_path: &Path,
 ) -> Result<()> {
-    let role = args.role;
+    let role = args.stream_role();
     let outcome = (|| {
         loop {
             if supervise::interrupted()
@@ -840,7 +860,7 @@ fn print_summary(
             out,
             "re-run them: asr-ctk run --cases {} --role {} --adapter {}{}",
             shell_words::quote(&args.out.join("found").to_string_lossy()),
-            args.role.name(),
+            args.stream_role().name(),
             shell_words::quote(&args.adapter),
             if args.oneshot { " --oneshot" } else { "" }
         )?;

@@ -48,6 +48,94 @@ pub fn promote(corpus: &Path, found: &[PathBuf]) -> Result<Vec<Promoted>> {
     Ok(promoted)
 }
 
+/// Copies each found source fixture (its directory, `OUT/found/sources/<format>/<name>/`)
+/// into `corpus/sources/<format>/fuzz_<rule>_NN/`, with an id of its own taken under the
+/// lock of `ids.lock` as a case's is (the highest `s` id of the lock and of the fixtures,
+/// plus one), when the fixtures' lint ([`lint::source_fixture`]) accepts it.
+pub fn promote_fixtures(corpus: &Path, found: &[PathBuf]) -> Result<Vec<Promoted>> {
+    let lock_path = corpus.join("ids.lock");
+    let mut promoted = Vec::new();
+    for dir in found {
+        let outcome = locked(&lock_path, |lock| promote_fixture(corpus, dir, lock))?;
+        promoted.push(Promoted {
+            from: dir.clone(),
+            outcome,
+        });
+    }
+    Ok(promoted)
+}
+
+fn promote_fixture(corpus: &Path, dir: &Path, lock: &str) -> Result<(String, String), String> {
+    use asr_suite::source::{FixtureSidecar, SOURCES_DIR, SourceFixture, load_fixtures};
+    let text = std::fs::read_to_string(dir.join("fixture.json")).map_err(|e| e.to_string())?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let sidecar: FixtureSidecar =
+        serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
+    let fixture = SourceFixture {
+        name: dir.to_string_lossy().into_owned(),
+        dir: dir.to_owned(),
+        sidecar,
+    };
+    let problems = lint::source_fixture(&fixture, &value);
+    if !problems.is_empty() {
+        return Err(format!(
+            "the fixture lint refuses it: {}",
+            problems.join("; ")
+        ));
+    }
+    let source = fixture.source().map_err(|e| e.to_string())?;
+    let format = fixture.sidecar.format.clone();
+    let rule = fixture
+        .sidecar
+        .rules
+        .first()
+        .ok_or("it names no rule")?
+        .to_ascii_lowercase()
+        .replace('-', "_");
+    let sources = corpus.join(SOURCES_DIR);
+    let fixtures = load_fixtures(&sources).map_err(|e| e.to_string())?;
+    let highest = asr_suite::case::locked_ids(lock)
+        .map(|(id, _)| id)
+        .chain(fixtures.iter().map(|f| f.sidecar.id.as_str()))
+        .filter_map(|id| id.strip_prefix('s')?.parse::<u32>().ok())
+        .max()
+        .unwrap_or(0);
+    let id = format!("s{:04}", highest + 1);
+    let mut sidecar = fixture.sidecar.clone();
+    sidecar.id.clone_from(&id);
+    let sidecar = serde_json::to_string_pretty(&sidecar).map_err(|e| e.to_string())? + "\n";
+    let format_dir = sources.join(&format);
+    std::fs::create_dir_all(&format_dir)
+        .map_err(|e| format!("failed to create {}: {e}", format_dir.display()))?;
+    for n in 1..=99 {
+        let name = format!("fuzz_{rule}_{n:02}");
+        let target = format_dir.join(&name);
+        // Made exclusively: a name taken (by anything, a link included) moves on.
+        match std::fs::create_dir(&target) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(format!("failed to create {}: {e}", target.display())),
+        }
+        let mut files: Vec<(String, &[u8])> = source
+            .files()
+            .iter()
+            .map(|(file, bytes)| (format!("source/{file}"), bytes.as_slice()))
+            .collect();
+        files.push(("fixture.json".into(), sidecar.as_bytes()));
+        let written =
+            std::fs::create_dir(target.join("source")).and_then(|()| create_all(&target, &files));
+        if let Err(e) = written {
+            let _ = std::fs::remove_dir_all(&target);
+            return Err(format!("failed to write {}: {e}", target.display()));
+        }
+        return Ok((format!("{SOURCES_DIR}/{format}/{name}"), id));
+    }
+    Err(format!(
+        "no free name for fuzz_{rule}_NN in {}",
+        format_dir.display()
+    ))
+}
+
 /// Runs `assign` on the text of `ids.lock` under an exclusive lock of it, and appends the
 /// line it adds (the case's id and name) before the lock is let go.
 fn locked(

@@ -29,6 +29,69 @@ pub fn sidecar_schema(name: &str, sidecar: &Value) -> Vec<String> {
         .collect()
 }
 
+/// A source fixture the corpus can take: its sidecar's JSON (`sidecar`) fits
+/// `schemas/source-fixture.schema.json`, its rules are in the catalog, its source is there,
+/// and it has a golden under `expected/` unless the fuzzer generated it (provenance
+/// `fuzzed`: judged by the stream checker and the conservation properties alone).
+pub fn source_fixture(fixture: &crate::source::SourceFixture, sidecar: &Value) -> Vec<String> {
+    let mut found = fixture_schema(sidecar);
+    for rule in fixture
+        .sidecar
+        .rules
+        .iter()
+        .filter(|r| !Catalog::embedded().knows(r))
+    {
+        found.push(format!("{rule} is in no catalog"));
+    }
+    match fixture.source() {
+        Ok(source) if source.files().is_empty() => found.push("source/ holds no file".into()),
+        Ok(_) => {}
+        Err(e) => found.push(e.to_string()),
+    }
+    let fuzzed = fixture.sidecar.provenance.is_fuzzed();
+    let has_dir = std::fs::symlink_metadata(fixture.dir.join("expected")).is_ok();
+    match fixture.expected() {
+        _ if !has_dir && !fuzzed => found.push("expected/ holds no golden output".into()),
+        Ok(golden) if golden.is_empty() && !fuzzed => {
+            found.push("expected/ holds no golden output".into());
+        }
+        Ok(_) => {}
+        Err(e) => found.push(e.to_string()),
+    }
+    found
+        .into_iter()
+        .map(|p| format!("{}: {p}", fixture.name))
+        .collect()
+}
+
+fn fixture_schema(sidecar: &Value) -> Vec<String> {
+    let schema = |name: &str| -> Result<Value, String> {
+        let text = crate::embedded::schema(name).ok_or(format!("the kit has no schema {name}"))?;
+        serde_json::from_str(text).map_err(|e| e.to_string())
+    };
+    let validator = schema("fidelity.schema.json").and_then(|fidelity| {
+        let registry = jsonschema::Registry::new()
+            .add(
+                "https://asr-ctk.invalid/schemas/fidelity.schema.json",
+                fidelity,
+            )
+            .map_err(|e| e.to_string())?
+            .prepare()
+            .map_err(|e| e.to_string())?;
+        jsonschema::options()
+            .with_registry(&registry)
+            .build(&schema("source-fixture.schema.json")?)
+            .map_err(|e| e.to_string())
+    });
+    match validator {
+        Ok(validator) => validator
+            .iter_errors(sidecar)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect(),
+        Err(e) => vec![format!("the source fixture schema does not compile: {e}")],
+    }
+}
+
 /// Ids: unique, each in the lock file under its case's name, and no locked id lost.
 pub fn ids(cases: &[Case], lock: &str) -> Vec<String> {
     let mut locked: BTreeMap<&str, &str> = BTreeMap::new();
@@ -59,7 +122,9 @@ pub fn ids(cases: &[Case], lock: &str) -> Vec<String> {
         }
     }
     for (id, name) in &locked {
-        if *name != "retired" && !seen.contains_key(id) {
+        // A source fixture's id (one --promote gave) is no case's: the fixtures' own test
+        // checks their ids.
+        if *name != "retired" && !name.starts_with("sources/") && !seen.contains_key(id) {
             problems.push(format!("ids.lock names {id} for {name}, which is gone: write `retired` in place of its name"));
         }
     }

@@ -3,7 +3,7 @@
 pub mod adapter;
 mod drive;
 mod expect;
-mod produce;
+pub mod produce;
 pub mod side;
 pub mod supervise;
 mod write;

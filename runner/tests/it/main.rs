@@ -8,6 +8,7 @@ mod golden;
 mod helpers;
 mod merge;
 mod pipeline;
+mod producer_fuzz;
 mod producers;
 mod progress;
 mod read_memory;

@@ -2,10 +2,12 @@
 //! ([`generator`]), one mutator per clause of every stream rule ([`mutate`]), the
 //! reference as the oracle of what an implementation should have
 //! answered ([`oracle`]), streams shrunk on their model ([`shrink`]), and the properties
-//! the fuzz targets check ([`targets`]).
+//! the fuzz targets check ([`targets`]); native sessions for fuzzing producers, generated
+//! from the sources the kit carries and shrunk on their formats' structure ([`native`]).
 
 pub mod generator;
 pub mod mutate;
+pub mod native;
 pub mod oracle;
 pub mod producer;
 pub mod shrink;
