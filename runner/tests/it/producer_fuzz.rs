@@ -124,34 +124,6 @@ fn one_shot_mode_converts_a_session_a_process() {
     assert!(found(&out, "gemini-cli-json").is_empty());
 }
 
-/// Whether the kit's conservation properties already charge `rule` on the broken
-/// converter's output of a small session (they are being written: until they are, only
-/// invalid streams fail).
-fn properties_judge(rule: &str) -> bool {
-    let session = br#"{"sessionId": "s1", "messages": [
-        {"id": "u1", "type": "user", "content": [{"text": "Fix it.\r\n"}]},
-        {"id": "g1", "type": "gemini", "content": "Done. ", "thoughts": [{"subject": "Plan", "description": "Look first."}]}
-    ]}"#;
-    let scratch = scratch("pfuzz-probe");
-    let path = scratch.join("session.json");
-    std::fs::write(&path, session).expect("write");
-    let converted = std::process::Command::new("python3")
-        .arg(root().join("examples/python-adapter/gemini_to_asr_broken.py"))
-        .arg(&path)
-        .output()
-        .expect("python3 runs");
-    let files = vec![("session.json".to_owned(), session.to_vec())];
-    let judged = asr_suite::judge::judge_conversion(
-        "gemini-cli-json",
-        &files,
-        &[(String::new(), converted.stdout)],
-    );
-    judged
-        .attributions
-        .iter()
-        .any(|a| a.rule.as_deref() == Some(rule))
-}
-
 #[test]
 fn the_broken_converter_is_found_shrunk_and_promoted_into_a_corpus_whose_lints_accept_it() {
     let scratch = scratch("pfuzz-broken");
@@ -159,13 +131,11 @@ fn the_broken_converter_is_found_shrunk_and_promoted_into_a_corpus_whose_lints_a
     copy_dir(&corpus(), &corpus_copy);
     let lock_before = std::fs::read_to_string(corpus_copy.join("ids.lock")).expect("ids.lock");
     let out = scratch.join("out");
-    // The planted bugs the conservation properties judge, once they do: then more sessions,
-    // so that a CRLF text (which trimming loses) comes up too.
-    let judged: Vec<&str> = ["ASR-211", "ASR-214", "ASR-202"]
-        .into_iter()
-        .filter(|rule| properties_judge(rule))
-        .collect();
-    let iterations = if judged.is_empty() { "10" } else { "60" };
+    // The planted bugs the conservation properties judge: trimmed texts (ASR-211), dropped
+    // thoughts (ASR-211, a text lost), a human author on every prompt (ASR-202). Enough
+    // sessions that a text with white space at an end comes up.
+    let judged = ["ASR-211", "ASR-202"];
+    let iterations = "60";
     let (code, text) = fuzz(
         &adapter(true),
         &out,
@@ -195,7 +165,7 @@ fn the_broken_converter_is_found_shrunk_and_promoted_into_a_corpus_whose_lints_a
         !hard.iter().any(|l| l.starts_with("  ASR-X-017 ")),
         "{text}"
     );
-    // Once the properties land, each planted bug is found under its rule too.
+    // Each planted bug is found under its rule too.
     for rule in judged {
         assert!(text.contains(&format!("  {rule} ")), "{rule}: {text}");
     }
