@@ -35,7 +35,9 @@ class Unsupported(Exception):
 def text_parts(content):
     """The text parts of a message's content: a string, or a list of {"text": ...}."""
     if isinstance(content, str):
-        return [{"type": "text", "text": content}] if content else []
+        # An empty string is what the file stores too (a reply with no text): kept as it
+        # is, so the message's content is not empty without saying why.
+        return [{"type": "text", "text": content}]
     parts = []
     for item in content or []:
         if not isinstance(item, dict) or set(item) != {"text"}:

@@ -83,6 +83,26 @@ fn the_example_converter_fails_nothing_hard_and_declines_the_formats_it_does_not
         text.contains("the example converts gemini-cli-json"),
         "{text}"
     );
+    // Its own format, fuzzed: nothing at all, hard or non-strict (what fuzzing found in it
+    // is fixed: an empty reply is kept as an empty text).
+    let (code, text) = fuzz(
+        &adapter(false),
+        &out,
+        &[
+            "--format",
+            "gemini-cli-json",
+            "--iterations",
+            "40",
+            "--seed",
+            "3",
+        ],
+    );
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("hard failures: none"), "{text}");
+    assert!(
+        text.contains("non-strict failures (warnings, decisions of the kit): none"),
+        "{text}"
+    );
 }
 
 #[test]
