@@ -1,9 +1,11 @@
 //! The fuzzing harness's library: valid streams generated from arbitrary bytes
 //! ([`generator`]), one mutator per clause of every stream rule ([`mutate`]), the
 //! reference as the oracle of what an implementation should have
-//! answered ([`oracle`]), streams shrunk on their model ([`shrink`]), and the properties
-//! the fuzz targets check ([`targets`]).
+//! answered ([`oracle`]), streams shrunk on their model ([`shrink`]), the properties
+//! the fuzz targets check ([`targets`]), and a campaign's accounting, reported as a
+//! certification run's ([`campaign`]).
 
+pub mod campaign;
 pub mod generator;
 pub mod mutate;
 pub mod oracle;
