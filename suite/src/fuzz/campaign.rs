@@ -73,6 +73,7 @@ use crate::conformance::{
     AdapterInfo, Attribution, CaseResult, CorpusInfo, CorpusOrigin, Failure, Outcome, RuleVerdict,
     RunReport,
 };
+use crate::fuzz::generator::Stream;
 use crate::protocol::ProtocolRole;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -657,28 +658,35 @@ pub fn merge_reports(reports: &[(String, RunReport)]) -> Result<RunReport, Merge
     Ok(campaign.into_report(adapter))
 }
 
-/// The rules whose members or records `streams` (checked together) hold, of those that bind
-/// `role`: the rule of each member of the reference's reading of each stream, and the rule
-/// of each value set of the catalog whose member a record gives a value. What a valid
-/// stream exercises ([`Exercised::Valid`]).
-pub fn rules_held(streams: &[&[u8]], role: ProtocolRole) -> BTreeSet<String> {
+/// The rules whose members or records `streams` (valid, checked together) hold, of those
+/// that bind `role`: what a valid stream exercises ([`Exercised::Valid`]). A rule is held
+/// when
+///
+/// - a member of the reference's reading of a stream comes from the rule (`x-asr-rule` and
+///   `x-asr-rule-by-kind` of `schemas/reading.schema.json`, as
+///   [`crate::judge::members::Kinds`] tells them);
+/// - or a record gives a value to the member of one of the catalog's value sets whose rule
+///   it is (`cases/rules.toml`, [`crate::catalog::ValueSet`]).
+///
+/// Whether a mutator could break a record of the stream in place would say more, but costs
+/// a copy of the stream for each of the mutators, several times the generation and the
+/// judgement of the stream together: not done.
+pub fn rules_held(streams: &[&Stream], role: ProtocolRole) -> BTreeSet<String> {
     let catalog = Catalog::embedded();
     let mut rules = BTreeSet::new();
     for stream in streams {
-        let kinds = crate::judge::members::Kinds::of_stream(stream);
-        let outcome = crate::reading::read_bytes(stream);
+        let bytes = stream.to_bytes();
+        let kinds = crate::judge::members::Kinds::of_stream(&bytes);
+        let outcome = crate::reading::read_bytes(&bytes);
         if let Ok(reading) = serde_json::to_value(&outcome.reading) {
             let mut pointers = Vec::new();
             leaves(&reading, &mut String::new(), &mut pointers);
             rules.extend(pointers.iter().filter_map(|p| kinds.rule(p)));
         }
-        for line in stream.split(|b| *b == b'\n') {
-            let Ok(serde_json::Value::Object(record)) = serde_json::from_slice(line) else {
-                continue;
-            };
+        for record in &stream.records {
             for set in catalog.value_sets() {
                 if let Some(rule) = &set.rule {
-                    if !rules.contains(rule) && !set.values_in(&record).is_empty() {
+                    if !rules.contains(rule) && !set.values_in(record).is_empty() {
                         rules.insert(rule.clone());
                     }
                 }
