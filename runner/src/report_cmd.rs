@@ -6,6 +6,12 @@
 //! gives it, and of a shard the report claims (the shard follows from the run's command line,
 //! as `asr-ctk run --shard` selects), and no case of those shards left out. What is read is bounded ([`max_report_bytes`]), and every
 //! text of a merged case is cut as a run cuts it.
+//!
+//! The reports of the parts of one fuzz campaign (`asr-ctk fuzz`, the same seed, role,
+//! adapter and options, disjoint iterations: `--first` and `--iterations`, or `--jobs`) are
+//! joined the same way: the counts of each rule add up, the cases found are listed together,
+//! the verdicts are recomputed ([`asr_suite::fuzz::campaign::merge_reports`]). Reports of
+//! other campaigns, or a campaign's and a run's, are refused.
 
 use crate::{corpus, exit};
 use anyhow::{Context, Result, bail};
@@ -44,6 +50,12 @@ pub fn run(command: &ReportCommand) -> Result<u8> {
         out,
         cases,
     } = command;
+    if let Some(first) = reports.first() {
+        // A report too large for a campaign's is left to the run's checks, which say why.
+        if read_report(first, CAMPAIGN_REPORT_BYTES).is_ok_and(|r| r.campaign.is_some()) {
+            return merge_campaigns(reports, out);
+        }
+    }
     let corpus::Corpus {
         root,
         cases: corpus,
@@ -61,6 +73,11 @@ pub fn run(command: &ReportCommand) -> Result<u8> {
     for path in reports {
         let shown = path.display();
         let report = read_report(path, limit)?;
+        if report.campaign.is_some() {
+            bail!(
+                "report {shown} is a fuzz campaign's, the first report a run's: a run's shards join only with the same run's"
+            );
+        }
         if report.case_set != digest {
             bail!(
                 "report {shown} is of case set {}, the corpus here is {digest}",
@@ -183,6 +200,53 @@ pub fn run(command: &ReportCommand) -> Result<u8> {
         None => merged.has_failures(),
     };
     Ok(if failed || merged.incomplete.is_some() {
+        exit::INVALID
+    } else {
+        exit::OK
+    })
+}
+
+/// The most bytes of a fuzz campaign's report that a merge reads: its cases are the cases
+/// found, a few for each rule and kind of disagreement (`--keep`), each bounded as a run's.
+const CAMPAIGN_REPORT_BYTES: u64 = 64 << 20;
+
+/// Joins the reports of the parts of one fuzz campaign and writes the joined reports in
+/// `out`; the exit status is a campaign's: 1 when a disagreement was found.
+fn merge_campaigns(reports: &[PathBuf], out: &Path) -> Result<u8> {
+    let mut parts = Vec::with_capacity(reports.len());
+    for path in reports {
+        let report = read_report(path, CAMPAIGN_REPORT_BYTES)?;
+        parts.push((format!("report {}", path.display()), report));
+    }
+    let mut merged =
+        asr_suite::fuzz::campaign::merge_reports(&parts).map_err(|e| anyhow::anyhow!("{e}"))?;
+    for (_, part) in &parts {
+        merged.interrupted |= part.interrupted;
+    }
+    for case in &mut merged.cases {
+        case.keep_within(KEPT_BYTES);
+    }
+    let root = PathBuf::from(&merged.corpus.path);
+    let streams = asr_suite::fuzz::campaign::Campaign::from_report(&merged)
+        .map(|c| c.stream_files())
+        .unwrap_or_default();
+    crate::run::write_report_files(&merged, &root, &streams, out)?;
+    let disagreed = merged.campaign.as_ref().map_or(0, |c| c.disagreed);
+    if let Some(campaign) = &merged.campaign {
+        println!(
+            "merged {} reports of one campaign: seed {}, {} iterations, {} with a disagreement",
+            parts.len(),
+            campaign.seed,
+            campaign.iterations,
+            campaign.disagreed
+        );
+    }
+    println!(
+        "reports: {}",
+        out.join("report.{json,md,html}, junit.xml, sarif.json, badge.json")
+            .display()
+    );
+    Ok(if disagreed > 0 {
         exit::INVALID
     } else {
         exit::OK

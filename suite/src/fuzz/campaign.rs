@@ -391,6 +391,13 @@ impl Campaign {
     /// Joins `other`, a part of the same campaign (same seed, role, adapter and options)
     /// over other iterations.
     pub fn merge(&mut self, other: Campaign) -> Result<(), MergeError> {
+        self.joins(&other)?;
+        self.join(other);
+        Ok(())
+    }
+
+    /// Whether `other` is a part of the same campaign over other iterations.
+    fn joins(&self, other: &Campaign) -> Result<(), MergeError> {
         let differ = |member: &'static str, first: String, other: String| {
             (first != other).then_some(MergeError::Differ {
                 member,
@@ -423,9 +430,14 @@ impl Campaign {
         {
             return Err(e);
         }
-        if let Some(&iteration) = self.iterations.intersection(&other.iterations).next() {
-            return Err(MergeError::Overlap { iteration });
+        match self.iterations.intersection(&other.iterations).next() {
+            Some(&iteration) => Err(MergeError::Overlap { iteration }),
+            None => Ok(()),
         }
+    }
+
+    /// Adds the counts and cases of `other`.
+    fn join(&mut self, other: Campaign) {
         self.iterations.extend(other.iterations);
         self.valid += other.valid;
         self.skipped += other.skipped;
@@ -441,7 +453,6 @@ impl Campaign {
         add_counts(&mut self.unattributed, other.unattributed);
         self.found.extend(other.found);
         self.started_at = self.started_at.clone().min(other.started_at);
-        Ok(())
     }
 
     /// The campaign a report states, to join with another part of it; `None` when the
@@ -486,12 +497,13 @@ impl Campaign {
                 .and_then(|a| a.rule.clone())
                 .or_else(|| case.rules.first().cloned());
             let sidecar = Path::new(&found).join(format!("{}.json", case.name));
+            let streams = streams_beside(&sidecar);
             campaign.found.push((
                 rule,
                 kind,
                 FoundCase {
                     sidecar,
-                    streams: Vec::new(),
+                    streams,
                     detail: case.detail.clone().unwrap_or_default(),
                     iteration: iteration_of(&case.name).unwrap_or_default(),
                 },
@@ -643,6 +655,7 @@ pub fn merge_reports(reports: &[(String, RunReport)]) -> Result<RunReport, Merge
                         |i| format!("{} {}", i.name, i.version),
                     )
                 };
+                campaign.joins(&part)?;
                 if who(adapter) != who(&report.adapter) {
                     return Err(MergeError::Differ {
                         member: "implementation",
@@ -650,7 +663,7 @@ pub fn merge_reports(reports: &[(String, RunReport)]) -> Result<RunReport, Merge
                         other: who(&report.adapter),
                     });
                 }
-                campaign.merge(part)?;
+                campaign.join(part);
             }
         }
     }
@@ -847,6 +860,36 @@ fn relative(root: &Path, path: &Path) -> String {
         .unwrap_or(path)
         .to_string_lossy()
         .replace('\\', "/")
+}
+
+/// The stream files of the found case whose sidecar is `sidecar`, as they are on disk now:
+/// `STEM.jsonl`, or `STEM.PART.jsonl` for each part of a family, in name order.
+fn streams_beside(sidecar: &Path) -> Vec<PathBuf> {
+    let (Some(dir), Some(stem)) = (
+        sidecar.parent(),
+        sidecar
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned()),
+    ) else {
+        return Vec::new();
+    };
+    let mut streams: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| {
+            path.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .is_some_and(|name| {
+                    name.strip_prefix(&stem).is_some_and(|rest| {
+                        rest == ".jsonl" || (rest.starts_with('.') && rest.ends_with(".jsonl"))
+                    })
+                })
+        })
+        .collect();
+    streams.sort();
+    streams
 }
 
 /// The iteration a found case's name ends with (`..._SEED_ITERATION`).
