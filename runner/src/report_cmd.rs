@@ -218,6 +218,29 @@ fn merge_campaigns(reports: &[PathBuf], out: &Path) -> Result<u8> {
         let report = read_report(path, CAMPAIGN_REPORT_BYTES)?;
         parts.push((format!("report {}", path.display()), report));
     }
+    // The cases each part found join in one directory, OUT/found/, which the joined report
+    // names as its corpus: `asr-ctk run --cases OUT/found` re-runs them all. A part's cases
+    // are read from the found/ beside its report (a part's OUT copied from another machine
+    // whole), else from where its report says they were written.
+    let found = out.join("found");
+    for ((name, part), path) in parts.iter_mut().zip(reports) {
+        if part.campaign.is_none() {
+            continue;
+        }
+        let beside = path
+            .parent()
+            .map_or_else(|| PathBuf::from("found"), |dir| dir.join("found"));
+        let from = if beside.is_dir() {
+            beside
+        } else {
+            PathBuf::from(&part.corpus.path)
+        };
+        for case in &part.cases {
+            copy_found(&from, &case.name, &found)
+                .with_context(|| format!("{name}: failed to copy found case {}", case.name))?;
+        }
+        part.corpus.path = found.to_string_lossy().into_owned();
+    }
     let mut merged =
         asr_suite::fuzz::campaign::merge_reports(&parts).map_err(|e| anyhow::anyhow!("{e}"))?;
     for (_, part) in &parts {
@@ -251,6 +274,63 @@ fn merge_campaigns(reports: &[PathBuf], out: &Path) -> Result<u8> {
     } else {
         exit::OK
     })
+}
+
+/// Copies the found case `name` (its sidecar `NAME.json` and its streams `NAME.jsonl`,
+/// `NAME.PART.jsonl`) from the directory `from` into `to`. A name that would lead out of
+/// the directories (absolute, `..`) is refused; a file already there is replaced.
+fn copy_found(from: &Path, name: &str, to: &Path) -> Result<()> {
+    let relative = Path::new(name);
+    if !relative
+        .components()
+        .all(|c| matches!(c, std::path::Component::Normal(_)))
+    {
+        bail!("{name:?} is no name of a found case below found/");
+    }
+    let sidecar = from.join(format!("{name}.json"));
+    let (Some(dir), Some(stem)) = (sidecar.parent(), relative.file_name()) else {
+        bail!("{name:?} is no name of a found case below found/");
+    };
+    let stem = stem.to_string_lossy().into_owned();
+    let target_dir = to
+        .join(relative)
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| to.to_path_buf());
+    std::fs::create_dir_all(&target_dir)
+        .with_context(|| format!("failed to create {}", target_dir.display()))?;
+    let mut copied = 0;
+    for entry in
+        std::fs::read_dir(dir).with_context(|| format!("failed to read {}", dir.display()))?
+    {
+        let entry = entry.with_context(|| format!("failed to read {}", dir.display()))?;
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = file.strip_prefix(&stem) else {
+            continue;
+        };
+        let ours = rest == ".json"
+            || rest == ".jsonl"
+            || (rest.starts_with('.') && rest.ends_with(".jsonl") && !rest[1..].contains('/'));
+        // Only regular files: a link planted beside the case is not followed.
+        if !ours || !entry.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
+        let bytes = std::fs::read(entry.path())
+            .with_context(|| format!("failed to read {}", entry.path().display()))?;
+        let target = target_dir.join(&file);
+        if target != entry.path() {
+            asr_suite::files::replace(&target, &bytes)
+                .with_context(|| format!("failed to write {}", target.display()))?;
+        }
+        copied += 1;
+    }
+    if copied == 0 {
+        bail!(
+            "{} is not there: a part's cases found are read from the found/ directory beside its report.json",
+            sidecar.display()
+        );
+    }
+    Ok(())
 }
 
 /// The most bytes of one report that a merge reads: 16 MiB for what does not grow with the
