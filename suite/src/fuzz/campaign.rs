@@ -305,7 +305,9 @@ pub struct Campaign {
     role: ProtocolRole,
     seed: u64,
     invocation: Invocation,
-    iterations: BTreeSet<u64>,
+    /// The iterations recorded, as runs of consecutive numbers: first to last, both
+    /// included, keyed by first (a campaign of millions of iterations keeps a few runs).
+    iterations: BTreeMap<u64, u64>,
     valid: u64,
     skipped: u64,
     disagreed: u64,
@@ -322,7 +324,7 @@ impl Campaign {
             role,
             seed,
             invocation,
-            iterations: BTreeSet::new(),
+            iterations: BTreeMap::new(),
             valid: 0,
             skipped: 0,
             disagreed: 0,
@@ -341,7 +343,7 @@ impl Campaign {
         exercised: &Exercised,
         outcome: &IterationOutcome,
     ) {
-        if !self.iterations.insert(iteration) {
+        if !insert(&mut self.iterations, iteration) {
             return;
         }
         let skipped = u64::from(*outcome == IterationOutcome::Skipped);
@@ -385,7 +387,9 @@ impl Campaign {
 
     /// Iterations recorded so far.
     pub fn iterations(&self) -> u64 {
-        self.iterations.len() as u64
+        self.iterations.iter().fold(0u64, |n, (first, last)| {
+            n.saturating_add(last - first).saturating_add(1)
+        })
     }
 
     /// Joins `other`, a part of the same campaign (same seed, role, adapter and options)
@@ -430,23 +434,34 @@ impl Campaign {
         {
             return Err(e);
         }
-        match self.iterations.intersection(&other.iterations).next() {
-            Some(&iteration) => Err(MergeError::Overlap { iteration }),
-            None => Ok(()),
+        for (&first, &last) in &other.iterations {
+            // The run of ours that starts last at or before `last` is the only one that can
+            // reach into first..=last, unless one starts inside it.
+            if let Some((&ours, &ours_last)) = self.iterations.range(..=last).next_back() {
+                if ours_last >= first {
+                    return Err(MergeError::Overlap {
+                        iteration: first.max(ours),
+                    });
+                }
+            }
         }
+        Ok(())
     }
 
     /// Adds the counts and cases of `other`.
     fn join(&mut self, other: Campaign) {
-        self.iterations.extend(other.iterations);
-        self.valid += other.valid;
-        self.skipped += other.skipped;
-        self.disagreed += other.disagreed;
+        for (first, last) in other.iterations {
+            self.iterations.insert(first, last);
+        }
+        coalesce(&mut self.iterations);
+        self.valid = self.valid.saturating_add(other.valid);
+        self.skipped = self.skipped.saturating_add(other.skipped);
+        self.disagreed = self.disagreed.saturating_add(other.disagreed);
         for (rule, theirs) in other.rules {
             let mine = self.rules.entry(rule).or_default();
-            mine.broken += theirs.broken;
-            mine.valid += theirs.valid;
-            mine.skipped += theirs.skipped;
+            mine.broken = mine.broken.saturating_add(theirs.broken);
+            mine.valid = mine.valid.saturating_add(theirs.valid);
+            mine.skipped = mine.skipped.saturating_add(theirs.skipped);
             add_counts(&mut mine.clauses, theirs.clauses);
             add_counts(&mut mine.disagreements, theirs.disagreements);
         }
@@ -472,9 +487,18 @@ impl Campaign {
             },
         );
         campaign.started_at.clone_from(&report.started_at);
-        for range in &about.ranges {
-            campaign.iterations.extend(range.first..=range.last);
+        for range in about.ranges.iter().filter(|r| r.first <= r.last) {
+            // Runs that overlap within one report are one.
+            let last = campaign
+                .iterations
+                .get(&range.first)
+                .copied()
+                .unwrap_or(range.last);
+            campaign
+                .iterations
+                .insert(range.first, last.max(range.last));
         }
+        coalesce(&mut campaign.iterations);
         campaign.valid = about.valid;
         campaign.skipped = about.skipped;
         campaign.disagreed = about.disagreed;
@@ -554,7 +578,11 @@ impl Campaign {
             }
         }
         unattributed_found.sort();
-        let ranges = ranges(&self.iterations);
+        let ranges: Vec<IterationRange> = self
+            .iterations
+            .iter()
+            .map(|(&first, &last)| IterationRange { first, last })
+            .collect();
         let broken: u64 = self.rules.values().map(|r| r.broken).sum();
         let mut disagreements = self.unattributed.clone();
         for row in self.rules.values() {
@@ -629,7 +657,7 @@ impl Campaign {
         argv.push("--first".into());
         argv.push(range.first.to_string());
         argv.push("--iterations".into());
-        argv.push((range.last - range.first + 1).to_string());
+        argv.push((range.last - range.first).saturating_add(1).to_string());
         argv.push("--out".into());
         argv.push(self.invocation.out.to_string_lossy().into_owned());
         argv.extend(self.invocation.options.iter().cloned());
@@ -796,16 +824,42 @@ fn found_case(
     case.capped(crate::conformance::KEPT_BYTES)
 }
 
-/// Consecutive runs of `iterations`.
-fn ranges(iterations: &BTreeSet<u64>) -> Vec<IterationRange> {
-    let mut ranges: Vec<IterationRange> = Vec::new();
-    for &i in iterations {
-        match ranges.last_mut() {
-            Some(last) if last.last.checked_add(1) == Some(i) => last.last = i,
-            _ => ranges.push(IterationRange { first: i, last: i }),
+/// Adds `iteration` to the runs `iterations`, joining it to the runs it touches; false when
+/// it was there.
+fn insert(iterations: &mut BTreeMap<u64, u64>, iteration: u64) -> bool {
+    let before = iterations
+        .range(..=iteration)
+        .next_back()
+        .map(|(&first, &last)| (first, last));
+    if before.is_some_and(|(_, last)| last >= iteration) {
+        return false;
+    }
+    let first = match before {
+        Some((first, last)) if last.checked_add(1) == Some(iteration) => first,
+        _ => iteration,
+    };
+    let last = iteration
+        .checked_add(1)
+        .and_then(|next| iterations.remove(&next))
+        .unwrap_or(iteration);
+    iterations.insert(first, last);
+    true
+}
+
+/// Joins the runs of `iterations` that overlap or touch.
+fn coalesce(iterations: &mut BTreeMap<u64, u64>) {
+    let mut joined: BTreeMap<u64, u64> = BTreeMap::new();
+    for (&first, &last) in iterations.iter() {
+        match joined.iter_mut().next_back() {
+            Some((_, joined_last)) if first <= joined_last.saturating_add(1) => {
+                *joined_last = (*joined_last).max(last);
+            }
+            _ => {
+                joined.insert(first, last);
+            }
         }
     }
-    ranges
+    *iterations = joined;
 }
 
 /// `sha256:` and the digest of the found cases' files (names and bytes), in name order: the
@@ -895,4 +949,374 @@ fn streams_beside(sidecar: &Path) -> Vec<PathBuf> {
 /// The iteration a found case's name ends with (`..._SEED_ITERATION`).
 fn iteration_of(name: &str) -> Option<u64> {
     name.rsplit('_').next()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn campaign(role: ProtocolRole, seed: u64) -> Campaign {
+        Campaign::new(
+            role,
+            seed,
+            Invocation {
+                adapter: "./impl --strict".into(),
+                out: "out".into(),
+                options: Vec::new(),
+            },
+        )
+    }
+
+    fn adapter() -> AdapterInfo {
+        AdapterInfo {
+            command: vec!["./impl".into(), "--strict".into()],
+            mode: "persistent".into(),
+            implementation: None,
+            roles: vec![ProtocolRole::Validator],
+            versus: None,
+        }
+    }
+
+    fn valid(rules: &[&str]) -> Exercised {
+        Exercised::Valid(rules.iter().map(|r| (*r).to_owned()).collect())
+    }
+
+    fn broken(rule: &str, clause: &str) -> Exercised {
+        Exercised::Broken {
+            rule: rule.into(),
+            clause: clause.into(),
+        }
+    }
+
+    fn charged(rule: &str, kind: ChargeKind) -> IterationOutcome {
+        IterationOutcome::Disagreed(vec![Charge {
+            rule: rule.into(),
+            kind,
+        }])
+    }
+
+    const LENIENT: ChargeKind = ChargeKind::Failure(Failure::Lenient);
+    const OVER_STRICT: ChargeKind = ChargeKind::Failure(Failure::OverStrict);
+
+    fn row<'a>(report: &'a RunReport, rule: &str) -> (&'a RuleCampaign, RuleVerdict) {
+        let row = report.rules.iter().find(|r| r.rule == rule).expect("a row");
+        (row.fuzz.as_ref().expect("campaign counts"), row.verdict)
+    }
+
+    /// Ten iterations of a validator's campaign: the even ones valid, the odd ones broken.
+    fn records() -> Vec<(u64, Exercised, IterationOutcome)> {
+        (0..10)
+            .map(|i| {
+                let (exercised, outcome) = match i {
+                    // ASR-215 binds readers only: a validator's valid stream does not count it.
+                    0 => (valid(&["ASR-214", "ASR-215"]), IterationOutcome::Agreed),
+                    2 => (valid(&["ASR-214"]), charged("ASR-206", OVER_STRICT)),
+                    4 => (
+                        valid(&[]),
+                        charged(crate::judge::UNATTRIBUTED, ChargeKind::Fault),
+                    ),
+                    n if n % 2 == 0 => (valid(&["ASR-214"]), IterationOutcome::Agreed),
+                    1 | 3 => (broken("ASR-212", "ASR-212.a"), charged("ASR-212", LENIENT)),
+                    5 => (broken("ASR-212", "ASR-212.b"), IterationOutcome::Agreed),
+                    7 => (broken("ASR-234", "ASR-234.a"), IterationOutcome::Skipped),
+                    _ => (broken("ASR-208", "ASR-208.a"), charged("ASR-208", LENIENT)),
+                };
+                (i, exercised, outcome)
+            })
+            .collect()
+    }
+
+    /// A campaign of the records of the iterations `taken`.
+    fn of(taken: impl Fn(u64) -> bool) -> Campaign {
+        let mut c = campaign(ProtocolRole::Validator, 9);
+        for (i, exercised, outcome) in records() {
+            if taken(i) {
+                c.record_iteration(i, &exercised, &outcome);
+            }
+        }
+        c
+    }
+
+    fn ten() -> Campaign {
+        of(|_| true)
+    }
+
+    #[test]
+    fn every_iteration_counts_once_as_valid_or_under_its_broken_rule() {
+        let mut c = ten();
+        // Recorded again (a job that took it twice): counted once.
+        c.record_iteration(
+            3,
+            &broken("ASR-212", "ASR-212.a"),
+            &IterationOutcome::Agreed,
+        );
+        let report = c.into_report(adapter());
+        let about = report.campaign.as_ref().expect("a campaign");
+        assert_eq!(about.iterations, 10);
+        assert_eq!((about.valid, about.broken, about.skipped), (5, 5, 1));
+        let broken: u64 = report
+            .rules
+            .iter()
+            .map(|r| r.fuzz.as_ref().map_or(0, |f| f.broken))
+            .sum();
+        assert_eq!(about.valid + broken, about.iterations);
+        let (f212, v212) = row(&report, "ASR-212");
+        assert_eq!((f212.broken, f212.valid, f212.exercised), (3, 0, 3));
+        assert_eq!(
+            f212.clauses,
+            BTreeMap::from([("ASR-212.a".to_owned(), 2), ("ASR-212.b".to_owned(), 1)])
+        );
+        assert_eq!(
+            f212.disagreements,
+            BTreeMap::from([("lenient".to_owned(), 2)])
+        );
+        assert_eq!(v212, RuleVerdict::NonConformant);
+        let (f214, v214) = row(&report, "ASR-214");
+        assert_eq!((f214.valid, f214.exercised), (4, 4));
+        assert_eq!(v214, RuleVerdict::Conformant);
+        // Charged though no stream held its members: held against it all the same.
+        let (f206, v206) = row(&report, "ASR-206");
+        assert_eq!((f206.exercised, v206), (0, RuleVerdict::NonConformant));
+        // Only skipped: not exercised.
+        let (f234, v234) = row(&report, "ASR-234");
+        assert_eq!((f234.broken, f234.skipped, f234.exercised), (1, 1, 0));
+        assert_eq!(v234, RuleVerdict::Untested);
+        assert_eq!(
+            row(&report, "ASR-208").1,
+            RuleVerdict::NonStrict,
+            "a SHOULD"
+        );
+        let (f215, v215) = row(&report, "ASR-215");
+        assert_eq!((f215.valid, v215), (0, RuleVerdict::NotApplicable));
+        assert_eq!(row(&report, "ASR-231").1, RuleVerdict::Untested);
+        assert_eq!(
+            about.unattributed,
+            BTreeMap::from([("fault".to_owned(), 1)])
+        );
+        assert_eq!(about.disagreed, 5);
+        assert_eq!(
+            about.disagreements,
+            BTreeMap::from([
+                ("fault".to_owned(), 1),
+                ("lenient".to_owned(), 3),
+                ("over-strict".to_owned(), 1)
+            ])
+        );
+        assert_eq!(
+            about.repeat,
+            [
+                "asr-ctk fuzz --role validator --adapter './impl --strict' --seed 9 --first 0 --iterations 10 --out out"
+            ]
+        );
+    }
+
+    #[test]
+    fn found_cases_are_the_reports_cases_listed_under_their_rule() {
+        let mut c = ten();
+        let found = |name: &str, iteration| FoundCase {
+            sidecar: PathBuf::from(format!("out/found/{name}.json")),
+            streams: vec![PathBuf::from(format!("out/found/{name}.jsonl"))],
+            detail: "accepted a stream that breaks it".into(),
+            iteration,
+        };
+        c.record_found("ASR-212", LENIENT, found("ASR-212/n_fuzz_lenient_9_1", 1));
+        c.record_found(
+            crate::judge::UNATTRIBUTED,
+            ChargeKind::Fault,
+            FoundCase {
+                detail: "the adapter timed out".into(),
+                ..found("unattributed/y_fuzz_fault_9_4", 4)
+            },
+        );
+        assert_eq!(
+            c.stream_files()["ASR-212/n_fuzz_lenient_9_1"],
+            ["ASR-212/n_fuzz_lenient_9_1.jsonl"]
+        );
+        let report = c.into_report(adapter());
+        assert_eq!(
+            row(&report, "ASR-212").0.found,
+            ["ASR-212/n_fuzz_lenient_9_1"]
+        );
+        let about = report.campaign.as_ref().expect("a campaign");
+        assert_eq!(about.unattributed_found, ["unattributed/y_fuzz_fault_9_4"]);
+        let names: Vec<(&str, Outcome)> = report
+            .cases
+            .iter()
+            .map(|c| (c.name.as_str(), c.outcome))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("ASR-212/n_fuzz_lenient_9_1", Outcome::Fail),
+                ("unattributed/y_fuzz_fault_9_4", Outcome::Timeout)
+            ]
+        );
+        assert_eq!(
+            report.cases[0].attributions[0].rule.as_deref(),
+            Some("ASR-212")
+        );
+        assert_eq!(report.cases[0].attributions[0].kind, Failure::Lenient);
+        assert!(report.has_failures());
+    }
+
+    #[test]
+    fn parts_join_into_the_whole_and_only_parts_of_one_campaign_join() {
+        let whole = ten().into_report(adapter());
+        // Two machines: 0 to 3 and 7 to 9 on one, 4 to 6 on the other.
+        let first = of(|i| !(4..7).contains(&i)).into_report(adapter());
+        let second = of(|i| (4..7).contains(&i)).into_report(adapter());
+        assert_eq!(
+            first.campaign.as_ref().map(|c| c.repeat.len()),
+            Some(2),
+            "a command a range"
+        );
+        let joined = merge_reports(&[("a".into(), first.clone()), ("b".into(), second)])
+            .expect("one campaign");
+        let strip = |r: &RunReport| {
+            let mut about = r.campaign.clone().expect("a campaign");
+            about.repeat.clear();
+            let rules: Vec<(String, RuleVerdict, Option<RuleCampaign>)> = r
+                .rules
+                .iter()
+                .map(|x| (x.rule.clone(), x.verdict, x.fuzz.clone()))
+                .collect();
+            (about, rules)
+        };
+        assert_eq!(strip(&joined), strip(&whole));
+        let about = joined.campaign.as_ref().expect("a campaign");
+        assert_eq!(about.ranges, [IterationRange { first: 0, last: 9 }]);
+
+        let refused = |other: RunReport| {
+            merge_reports(&[("a".into(), first.clone()), ("b".into(), other)]).expect_err("refused")
+        };
+        assert_eq!(refused(first.clone()), MergeError::Overlap { iteration: 0 });
+        let overlapping = of(|i| i == 9).into_report(adapter());
+        assert_eq!(refused(overlapping), MergeError::Overlap { iteration: 9 });
+        let mut seed = campaign(ProtocolRole::Validator, 10);
+        seed.record_iteration(50, &valid(&[]), &IterationOutcome::Agreed);
+        assert!(matches!(
+            refused(seed.into_report(adapter())),
+            MergeError::Differ { member: "seed", .. }
+        ));
+        let mut reader = campaign(ProtocolRole::Reader, 9);
+        reader.record_iteration(50, &valid(&[]), &IterationOutcome::Agreed);
+        let error = refused(reader.into_report(adapter()));
+        assert!(matches!(error, MergeError::Differ { member: "role", .. }));
+        assert!(
+            error.to_string().contains("role validator and reader"),
+            "{error}"
+        );
+        let mut run = first.clone();
+        run.campaign = None;
+        assert_eq!(
+            merge_reports(&[("a".into(), first.clone()), ("run".into(), run)]),
+            Err(MergeError::NotACampaign("run".into()))
+        );
+    }
+
+    #[test]
+    fn the_report_meets_its_schema_which_refuses_unknown_members() {
+        let schema: serde_json::Value =
+            serde_json::from_str(include_str!("../../../schemas/report.schema.json"))
+                .expect("schema is JSON");
+        let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+        let mut c = ten();
+        c.record_found(
+            "ASR-212",
+            LENIENT,
+            FoundCase {
+                sidecar: "out/found/ASR-212/n_fuzz_lenient_9_1.json".into(),
+                streams: Vec::new(),
+                detail: "accepted".into(),
+                iteration: 1,
+            },
+        );
+        let json = serde_json::to_value(c.into_report(adapter())).expect("serializes");
+        let errors: Vec<String> = validator
+            .iter_errors(&json)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
+        let back: RunReport = serde_json::from_value(json.clone()).expect("reads back");
+        assert_eq!(serde_json::to_value(&back).expect("serializes"), json);
+        let at = json["rules"]
+            .as_array()
+            .and_then(|rules| rules.iter().position(|r| r["rule"] == "ASR-212"))
+            .expect("a row");
+        for (pointer, value) in [
+            ("/campaign/extra", serde_json::json!(1)),
+            ("/campaign/disagreements/misread", serde_json::json!(1)),
+            (&*format!("/rules/{at}/fuzz/extra"), serde_json::json!(1)),
+            (
+                &*format!("/rules/{at}/fuzz/disagreements/wrong"),
+                serde_json::json!(1),
+            ),
+            ("/campaign/ranges/0/extra", serde_json::json!(1)),
+        ] {
+            let mut changed = json.clone();
+            let (parent, name) = pointer.rsplit_once('/').expect("a pointer");
+            changed
+                .pointer_mut(parent)
+                .and_then(serde_json::Value::as_object_mut)
+                .expect("an object")
+                .insert(name.to_owned(), value);
+            assert!(!validator.is_valid(&changed), "{pointer} refused");
+            assert!(
+                serde_json::from_value::<RunReport>(changed).is_err()
+                    || pointer.contains("disagreements"),
+                "{pointer}: unknown members are refused when read too"
+            );
+        }
+    }
+
+    #[test]
+    fn iterations_are_kept_as_runs_whatever_their_order() {
+        let mut runs = BTreeMap::new();
+        for i in [5, 3, 4, 9, 0, 1, 2, 8, u64::MAX] {
+            assert!(insert(&mut runs, i));
+        }
+        assert!(!insert(&mut runs, 4), "there already");
+        assert_eq!(runs, BTreeMap::from([(0, 5), (8, 9), (u64::MAX, u64::MAX)]));
+        // A report's ranges are read as runs too, overlapping ones joined, however large.
+        let mut report = ten().into_report(adapter());
+        if let Some(about) = report.campaign.as_mut() {
+            about.ranges = vec![
+                IterationRange {
+                    first: 10,
+                    last: u64::MAX,
+                },
+                IterationRange { first: 0, last: 20 },
+                IterationRange { first: 30, last: 5 },
+            ];
+        }
+        let read = Campaign::from_report(&report).expect("a campaign");
+        assert_eq!(read.iterations, BTreeMap::from([(0, u64::MAX)]));
+        assert_eq!(read.iterations(), u64::MAX, "counted without overflow");
+    }
+
+    #[test]
+    fn a_valid_stream_holds_the_rules_of_its_members_that_bind_the_role() {
+        let data = crate::fuzz::seeded_bytes(3, 8192);
+        let stream = crate::fuzz::generator::stream(
+            &mut arbitrary::Unstructured::new(&data),
+            &crate::fuzz::generator::Config::default(),
+        )
+        .expect("a stream");
+        let reader = rules_held(&[&stream], ProtocolRole::Reader);
+        assert!(
+            reader.contains("ASR-406"),
+            "every stream's lineage: {reader:?}"
+        );
+        assert!(reader.iter().all(|r| binds(r, ProtocolRole::Reader)));
+        let validator = rules_held(&[&stream], ProtocolRole::Validator);
+        assert!(validator.iter().all(|r| binds(r, ProtocolRole::Validator)));
+        assert!(!validator.contains("ASR-215"), "a reader's rule");
+        let header = Stream {
+            records: stream.records[..1].to_vec(),
+        };
+        assert!(
+            rules_held(&[&header], ProtocolRole::Reader).len() <= reader.len(),
+            "a stream of its header alone holds no more"
+        );
+    }
 }

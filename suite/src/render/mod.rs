@@ -594,8 +594,10 @@ mod tests {
         );
         assert_eq!(view.rules[1].counts, [1, 0, 1, 0, 0, 0, 0, 1, 0]);
         for row in &view.rules {
-            let [cases, partition @ .., _, _, _] = row.counts;
-            assert_eq!(partition.iter().sum::<usize>(), cases, "{}", row.id);
+            let [cases, ref partition @ .., _, _, _] = row.counts[..] else {
+                panic!("nine counts: {:?}", row.counts);
+            };
+            assert_eq!(partition.iter().sum::<u64>(), cases, "{}", row.id);
         }
         let failures: Vec<Outcome> = view.failures.iter().map(|c| c.outcome).collect();
         assert_eq!(
