@@ -288,37 +288,25 @@ fn copy_found(from: &Path, name: &str, to: &Path) -> Result<()> {
         bail!("{name:?} is no name of a found case below found/");
     }
     let sidecar = from.join(format!("{name}.json"));
-    let (Some(dir), Some(stem)) = (sidecar.parent(), relative.file_name()) else {
-        bail!("{name:?} is no name of a found case below found/");
+    let target_dir = match relative.parent() {
+        Some(parent) => to.join(parent),
+        None => to.to_path_buf(),
     };
-    let stem = stem.to_string_lossy().into_owned();
-    let target_dir = to
-        .join(relative)
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| to.to_path_buf());
     std::fs::create_dir_all(&target_dir)
         .with_context(|| format!("failed to create {}", target_dir.display()))?;
     let mut copied = 0;
-    for entry in
-        std::fs::read_dir(dir).with_context(|| format!("failed to read {}", dir.display()))?
-    {
-        let entry = entry.with_context(|| format!("failed to read {}", dir.display()))?;
-        let file = entry.file_name().to_string_lossy().into_owned();
-        let Some(rest) = file.strip_prefix(&stem) else {
-            continue;
-        };
-        let ours = rest == ".json"
-            || rest == ".jsonl"
-            || (rest.starts_with('.') && rest.ends_with(".jsonl") && !rest[1..].contains('/'));
+    let files =
+        std::iter::once(sidecar.clone()).chain(asr_suite::fuzz::campaign::streams_beside(&sidecar));
+    for file in files {
         // Only regular files: a link planted beside the case is not followed.
-        if !ours || !entry.file_type().is_ok_and(|t| t.is_file()) {
+        if !std::fs::symlink_metadata(&file).is_ok_and(|m| m.is_file()) {
             continue;
         }
-        let bytes = std::fs::read(entry.path())
-            .with_context(|| format!("failed to read {}", entry.path().display()))?;
-        let target = target_dir.join(&file);
-        if target != entry.path() {
+        let (Some(file_name), Ok(bytes)) = (file.file_name(), std::fs::read(&file)) else {
+            bail!("failed to read {}", file.display());
+        };
+        let target = target_dir.join(file_name);
+        if target != file {
             asr_suite::files::replace(&target, &bytes)
                 .with_context(|| format!("failed to write {}", target.display()))?;
         }

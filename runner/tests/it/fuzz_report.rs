@@ -156,8 +156,7 @@ fn verdict(report: &RunReport, rule: &str) -> RuleVerdict {
         .rules
         .iter()
         .find(|r| r.rule == rule)
-        .map(|r| r.verdict)
-        .unwrap_or_else(|| panic!("no row for {rule}"))
+        .map_or_else(|| panic!("no row for {rule}"), |r| r.verdict)
 }
 
 /// The per-rule counts and verdicts, the cases found left out (each part keeps its own).
@@ -409,7 +408,11 @@ fn the_parts_of_a_campaign_merge_into_the_whole_and_other_campaigns_are_refused(
     assert_eq!(found(&joined), parts, "the cases of both parts");
     for case in &parts {
         let copied = merged.join("found").join(format!("{case}.json"));
-        assert!(copied.is_file(), "joined in OUT/found/: {}", copied.display());
+        assert!(
+            copied.is_file(),
+            "joined in OUT/found/: {}",
+            copied.display()
+        );
     }
     assert_eq!(
         Path::new(&joined.corpus.path),

@@ -765,9 +765,9 @@ fn leaves(value: &serde_json::Value, at: &mut String, pointers: &mut Vec<String>
 }
 
 /// A rule's verdict over a campaign.
-fn verdict(rule: &str, fuzz: &RuleCampaign, role: ProtocolRole) -> RuleVerdict {
+fn verdict(rule: &str, fuzz: &RuleCampaign, plays: ProtocolRole) -> RuleVerdict {
     let charged: u64 = fuzz.disagreements.values().sum();
-    if !binds(rule, role) {
+    if !binds(rule, plays) {
         RuleVerdict::NotApplicable
     } else if charged > 0 && must(rule) {
         RuleVerdict::NonConformant
@@ -797,7 +797,7 @@ fn found_case(
     rule: Option<&str>,
     kind: ChargeKind,
     found: &FoundCase,
-    role: ProtocolRole,
+    plays: ProtocolRole,
 ) -> CaseResult {
     let outcome = match kind {
         ChargeKind::Failure(_) => Outcome::Fail,
@@ -811,7 +811,7 @@ fn found_case(
         rule.map(str::to_owned).into_iter().collect(),
         outcome,
     );
-    case.role = role;
+    case.role = plays;
     case.detail = Some(found.detail.clone());
     if let ChargeKind::Failure(failure) = kind {
         case.attributions.push(Attribution {
@@ -882,10 +882,10 @@ fn found_digest(found: &[(Option<String>, ChargeKind, FoundCase)]) -> String {
 }
 
 /// Whether `rule` binds an implementation playing `role`.
-fn binds(rule: &str, role: ProtocolRole) -> bool {
+fn binds(rule: &str, plays: ProtocolRole) -> bool {
     let catalog = Catalog::embedded();
     if let Some(rule) = catalog.rule(rule) {
-        return match role {
+        return match plays {
             ProtocolRole::Validator => rule.roles.contains(&Role::Validator),
             ProtocolRole::Reader => {
                 rule.roles.contains(&Role::Reader) || rule.roles.contains(&Role::Consumer)
@@ -893,7 +893,7 @@ fn binds(rule: &str, role: ProtocolRole) -> bool {
             ProtocolRole::Producer => rule.roles.contains(&Role::Producer),
         };
     }
-    catalog.inferred(rule).is_some() && role == ProtocolRole::Validator
+    catalog.inferred(rule).is_some() && plays == ProtocolRole::Validator
 }
 
 fn add_counts(into: &mut BTreeMap<String, u64>, from: BTreeMap<String, u64>) {
@@ -918,7 +918,11 @@ fn relative(root: &Path, path: &Path) -> String {
 
 /// The stream files of the found case whose sidecar is `sidecar`, as they are on disk now:
 /// `STEM.jsonl`, or `STEM.PART.jsonl` for each part of a family, in name order.
-fn streams_beside(sidecar: &Path) -> Vec<PathBuf> {
+#[expect(
+    clippy::case_sensitive_file_extension_comparisons,
+    reason = "the names fuzz writes, exactly"
+)]
+pub fn streams_beside(sidecar: &Path) -> Vec<PathBuf> {
     let (Some(dir), Some(stem)) = (
         sidecar.parent(),
         sidecar
