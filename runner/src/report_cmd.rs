@@ -26,11 +26,15 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Subcommand)]
 pub enum ReportCommand {
-    /// Combine the report.json files of the shards of one run into one report.
+    /// Combine the report.json files of the shards of one run, or of the parts of one fuzz
+    /// campaign, into one report.
     ///
-    /// Each report must be of the corpus given (or found) here: the same case set digest and
-    /// case count, only cases of the corpus, each of the shard its report claims. A report
-    /// that is not (or not a regular file, or larger than the corpus allows) is refused.
+    /// Each report of a run must be of the corpus given (or found) here: the same case set
+    /// digest and case count, only cases of the corpus, each of the shard its report claims.
+    /// A report that is not (or not a regular file, or larger than the corpus allows) is
+    /// refused. The parts of a fuzz campaign must have the same seed, role, adapter and
+    /// implementation, and disjoint iterations (--first, --iterations); the cases they found
+    /// (read from the found/ beside each report) are joined in OUT/found/.
     Merge {
         /// The shards' report.json files.
         #[arg(required = true, value_name = "REPORT")]
