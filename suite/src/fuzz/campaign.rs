@@ -713,7 +713,13 @@ pub fn merge_reports(reports: &[(String, RunReport)]) -> Result<RunReport, Merge
 /// a copy of the stream for each of the mutators, several times the generation and the
 /// judgement of the stream together: not done.
 pub fn rules_held(streams: &[&Stream], role: ProtocolRole) -> BTreeSet<String> {
-    let catalog = Catalog::embedded();
+    // Only the sets whose rule binds the role can count.
+    let sets: Vec<(&crate::catalog::ValueSet, &str)> = Catalog::embedded()
+        .value_sets()
+        .iter()
+        .filter_map(|set| Some((set, set.rule.as_deref()?)))
+        .filter(|(_, rule)| binds(rule, role))
+        .collect();
     let mut rules = BTreeSet::new();
     for stream in streams {
         let bytes = stream.to_bytes();
@@ -725,11 +731,9 @@ pub fn rules_held(streams: &[&Stream], role: ProtocolRole) -> BTreeSet<String> {
             rules.extend(pointers.iter().filter_map(|p| kinds.rule(p)));
         }
         for record in &stream.records {
-            for set in catalog.value_sets() {
-                if let Some(rule) = &set.rule {
-                    if !rules.contains(rule) && !set.values_in(record).is_empty() {
-                        rules.insert(rule.clone());
-                    }
+            for (set, rule) in &sets {
+                if !rules.contains(*rule) && !set.values_in(record).is_empty() {
+                    rules.insert((*rule).to_owned());
                 }
             }
         }
