@@ -703,11 +703,14 @@ pub fn merge_reports(reports: &[(String, RunReport)]) -> Result<RunReport, Merge
 /// that bind `role`: what a valid stream exercises ([`Exercised::Valid`]). A rule is held
 /// when
 ///
-/// - a member of the reference's reading of a stream comes from the rule (`x-asr-rule` and
-///   `x-asr-rule-by-kind` of `schemas/reading.schema.json`, as
-///   [`crate::judge::members::Kinds`] tells them);
-/// - or a record gives a value to the member of one of the catalog's value sets whose rule
-///   it is (`cases/rules.toml`, [`crate::catalog::ValueSet`]).
+/// - a record gives a value to the member of one of the catalog's value sets whose rule it
+///   is (`cases/rules.toml`, [`crate::catalog::ValueSet`]): what a validator checks of a
+///   valid stream is its members' values;
+/// - or, for a reader (and a producer), a member of the reference's reading of a stream
+///   comes from the rule (`x-asr-rule` and `x-asr-rule-by-kind` of
+///   `schemas/reading.schema.json`, as [`crate::judge::members::Kinds`] tells them): what a
+///   reader is judged on is its reading. A validator's streams are not read for this: it
+///   would cost as much as generating, checking and judging them together.
 ///
 /// Whether a mutator could break a record of the stream in place would say more, but costs
 /// a copy of the stream for each of the mutators, several times the generation and the
@@ -722,18 +725,37 @@ pub fn rules_held(streams: &[&Stream], role: ProtocolRole) -> BTreeSet<String> {
         .collect();
     let mut rules = BTreeSet::new();
     for stream in streams {
-        let bytes = stream.to_bytes();
-        let kinds = crate::judge::members::Kinds::of_stream(&bytes);
-        let outcome = crate::reading::read_bytes(&bytes);
-        if let Ok(reading) = serde_json::to_value(&outcome.reading) {
-            let mut pointers = Vec::new();
-            leaves(&reading, &mut String::new(), &mut pointers);
-            rules.extend(pointers.iter().filter_map(|p| kinds.rule(p)));
-        }
         for record in &stream.records {
             for (set, rule) in &sets {
                 if !rules.contains(*rule) && !set.values_in(record).is_empty() {
                     rules.insert((*rule).to_owned());
+                }
+            }
+        }
+        // The rules the reading's members can come from that bind the role: once the stream
+        // is found to hold each, no member need be looked at.
+        let readable: Vec<&str> = reading_rules()
+            .iter()
+            .map(String::as_str)
+            .filter(|rule| binds(rule, role))
+            .collect();
+        // A validator checks a stream's members, not a reading of it: its valid streams hold
+        // the rules of the value sets alone (and reading them costs as much as generating,
+        // checking and judging them together).
+        if role != ProtocolRole::Validator && readable.iter().any(|rule| !rules.contains(*rule)) {
+            let bytes = stream.to_bytes();
+            let kinds = crate::judge::members::Kinds::of_stream(&bytes);
+            let outcome = crate::reading::read_bytes(&bytes);
+            if let Ok(reading) = serde_json::to_value(&outcome.reading) {
+                let mut pointers = BTreeSet::new();
+                leaves(&reading, &mut String::new(), 0, &mut pointers);
+                for pointer in &pointers {
+                    if let Some(rule) = kinds.rule(pointer) {
+                        rules.insert(rule);
+                        if readable.iter().all(|rule| rules.contains(*rule)) {
+                            break;
+                        }
+                    }
                 }
             }
         }
@@ -742,29 +764,79 @@ pub fn rules_held(streams: &[&Stream], role: ProtocolRole) -> BTreeSet<String> {
     rules
 }
 
-/// The JSON Pointer of every member of `value` that holds no object (an array's items
-/// included), appended to `pointers`.
-fn leaves(value: &serde_json::Value, at: &mut String, pointers: &mut Vec<String>) {
+/// Every rule the reading schema gives a member (`x-asr-rule`, `x-asr-rule-by-kind`).
+fn reading_rules() -> &'static BTreeSet<String> {
+    static RULES: std::sync::OnceLock<BTreeSet<String>> = std::sync::OnceLock::new();
+    RULES.get_or_init(|| {
+        let mut rules = BTreeSet::new();
+        let mut stack = vec![crate::judge::members::reading_schema()];
+        while let Some(node) = stack.pop() {
+            match node {
+                serde_json::Value::Object(members) => {
+                    if let Some(rule) = members
+                        .get("x-asr-rule")
+                        .and_then(serde_json::Value::as_str)
+                    {
+                        rules.insert(rule.to_owned());
+                    }
+                    let by_kind = members
+                        .get("x-asr-rule-by-kind")
+                        .and_then(serde_json::Value::as_array);
+                    for pair in by_kind
+                        .into_iter()
+                        .flatten()
+                        .filter_map(serde_json::Value::as_str)
+                    {
+                        if let Some((_, rule)) = pair.split_once('=') {
+                            rules.insert(rule.to_owned());
+                        }
+                    }
+                    stack.extend(members.values());
+                }
+                serde_json::Value::Array(items) => stack.extend(items),
+                _ => {}
+            }
+        }
+        rules
+    })
+}
+
+/// The JSON Pointer of every member of `value` that holds no object, and of every array,
+/// added to `pointers`; `depth` is the number of tokens of `at`. The rule of a member
+/// depends on its record and its part, not on its place in an array below them
+/// ([`crate::judge::members::Kinds::rule`]): beyond `/records/ID/parts/INDEX`, every item of
+/// an array is its first, so that an array of a thousand items costs one.
+fn leaves(
+    value: &serde_json::Value,
+    at: &mut String,
+    depth: usize,
+    pointers: &mut BTreeSet<String>,
+) {
     let len = at.len();
     match value {
         serde_json::Value::Object(members) => {
             for (name, member) in members {
                 at.push('/');
                 at.push_str(&name.replace('~', "~0").replace('/', "~1"));
-                leaves(member, at, pointers);
+                leaves(member, at, depth + 1, pointers);
                 at.truncate(len);
             }
         }
         serde_json::Value::Array(items) => {
-            pointers.push(at.clone());
+            pointers.insert(at.clone());
+            let parts = depth == 3 && at.starts_with("/records/") && at.ends_with("/parts");
             for (index, item) in items.iter().enumerate() {
                 at.push('/');
-                at.push_str(&index.to_string());
-                leaves(item, at, pointers);
+                at.push_str(&if parts { index } else { 0 }.to_string());
+                if parts || !pointers.contains(at.as_str()) || item.is_object() || item.is_array() {
+                    leaves(item, at, depth + 1, pointers);
+                }
                 at.truncate(len);
             }
         }
-        _ => pointers.push(at.clone()),
+        _ => {
+            pointers.insert(at.clone());
+        }
     }
 }
 
