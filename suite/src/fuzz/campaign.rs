@@ -12,11 +12,11 @@
 //!   and that clause ([`RuleCampaign::broken`], [`RuleCampaign::clauses`]);
 //! - a valid stream (or a family of valid streams checked together) exercises every rule
 //!   that binds the campaign's role and whose members or records it holds
-//!   ([`rules_held`]): the rule of each member of the reference's reading of the stream
-//!   (`x-asr-rule` and `x-asr-rule-by-kind` of `schemas/reading.schema.json`), and the rule
-//!   of each value set of the catalog (`cases/rules.toml`) whose member a record of the
-//!   stream gives a value. It is counted under each ([`RuleCampaign::valid`]), and once in
-//!   [`CampaignResult::valid`].
+//!   ([`rules_held`]): the rule of each value set of the catalog (`cases/rules.toml`) whose
+//!   member a record of the stream gives a value, and for a reader the rule of each member
+//!   of the reference's reading of the stream (`x-asr-rule` and `x-asr-rule-by-kind` of
+//!   `schemas/reading.schema.json`). It is counted under each ([`RuleCampaign::valid`]), and
+//!   once in [`CampaignResult::valid`].
 //!
 //! So every iteration recorded is counted exactly once as valid or under the one rule
 //! broken: `iterations == valid + Σ rules[].fuzz.broken`, and for each rule
