@@ -2,7 +2,10 @@
 //! persistent protocol, with the reference as the oracle. Each iteration generates a valid
 //! stream from the seed (and, for a validator, breaks one clause of a rule in half of them),
 //! asks the implementation, and judges its answer; every disagreement is shrunk on the
-//! stream model and written as a case of the corpus format under `OUT/found/`.
+//! stream model and written as a case of the corpus format under `OUT/found/`. The campaign
+//! is reported as a certification run is (`OUT/report.json` and the others beside it): per
+//! rule, the streams that exercised it, the disagreements charged to it and the cases found,
+//! with a verdict ([`asr_suite::fuzz::campaign`]).
 
 use crate::exit;
 use crate::limits::LimitArgs;
@@ -18,11 +21,15 @@ use asr_suite::case::{
 };
 use asr_suite::catalog::Role;
 use asr_suite::check::{CheckOptions, check_bytes, check_related};
+use asr_suite::conformance::AdapterInfo;
 use asr_suite::diagnostic::Severity;
+use asr_suite::fuzz::campaign::{
+    Campaign, Charge, ChargeKind, Exercised, FoundCase, Invocation, IterationOutcome, rules_held,
+};
 use asr_suite::fuzz::generator::{self, Config, Stream};
 use asr_suite::fuzz::oracle::{self, Disagreement, Expected, Kind};
 use asr_suite::fuzz::{mutate, seeded_bytes, shrink};
-use asr_suite::protocol::{CaseRequest, StreamAnswer, StreamInput, base64_encode};
+use asr_suite::protocol::{CaseRequest, Reply, StreamAnswer, StreamInput, base64_encode};
 use asr_suite::render::escape_controls;
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -46,13 +53,19 @@ pub struct Args {
     /// Stop after this many streams.
     #[arg(long, value_name = "N", conflicts_with = "seconds")]
     iterations: Option<u64>,
+    /// The number of the first iteration: machines that split one campaign (the same seed)
+    /// each take a range of its own, `--first F --iterations N`, and `asr-ctk report merge`
+    /// joins their reports.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    first: u64,
     /// Stop after this many seconds (default: 60, when --iterations is not given).
     #[arg(long, value_name = "N")]
     seconds: Option<f64>,
     /// The seed: the same seed gives the same streams.
     #[arg(long, value_name = "S", default_value_t = 1)]
     seed: u64,
-    /// Where found cases go (`OUT/found/`).
+    /// Where found cases go (`OUT/found/`), and the campaign's reports (`OUT/report.json`,
+    /// `report.md`, `report.html`, `junit.xml`, `sarif.json`, `badge.json`).
     #[arg(long, value_name = "DIR", default_value = "asr-ctk-fuzz")]
     out: PathBuf,
     #[command(flatten)]
@@ -168,13 +181,29 @@ pub fn run(args: &Args) -> Result<u8> {
         (Some(_), _) => None,
         (None, seconds) => Some(Instant::now() + Duration::from_secs_f64(seconds.unwrap_or(60.0))),
     };
+    let identity = targets.first().map(|t| t.side.identity().clone());
+    let mut options = Vec::new();
+    if args.oneshot {
+        // One-shot mode generates no families: other streams.
+        options.push("--oneshot".to_owned());
+    }
+    let campaign = Campaign::new(
+        args.role.protocol(),
+        args.seed,
+        Invocation {
+            adapter: args.adapter.clone(),
+            out: args.out.clone(),
+            options,
+        },
+    );
     let shared = Shared {
-        next: AtomicU64::new(0),
+        next: AtomicU64::new(args.first),
         judged: AtomicU64::new(0),
         written: AtomicUsize::new(0),
         running: AtomicUsize::new(args.jobs),
         tallies: Mutex::new(BTreeMap::new()),
         failure: Mutex::new(None),
+        campaign: Mutex::new(campaign),
     };
     let started = Instant::now();
     let live = std::io::stderr().is_terminal();
@@ -223,6 +252,35 @@ pub fn run(args: &Args) -> Result<u8> {
     let elapsed = started.elapsed().as_secs_f64();
     let tallies = std::mem::take(&mut *lock(&shared.tallies));
     let iterations = shared.judged.load(Ordering::SeqCst);
+    let campaign = shared
+        .campaign
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let (implementation, roles) = match identity {
+        Some(Reply::Started {
+            implementation,
+            roles,
+            ..
+        }) => (Some(implementation), roles),
+        _ => (None, Vec::new()),
+    };
+    let adapter = AdapterInfo {
+        command: command.clone(),
+        mode: if args.oneshot {
+            "oneshot"
+        } else {
+            "persistent"
+        }
+        .into(),
+        implementation,
+        roles,
+        versus: None,
+    };
+    let found_dir = campaign.found_dir();
+    let stream_files = campaign.stream_files();
+    let mut report = campaign.into_report(adapter);
+    report.interrupted = supervise::interrupted();
+    crate::run::write_report_files(&report, &found_dir, &stream_files, &args.out)?;
     print_summary(&tallies, iterations, elapsed, args)?;
     if let Some(corpus) = promote_into {
         let found: Vec<PathBuf> = tallies.values().flat_map(|t| t.written.clone()).collect();
@@ -262,6 +320,8 @@ struct Shared {
     tallies: Mutex<BTreeMap<(Kind, String), Tally>>,
     /// The first error that ended a job (writing a case failed, say).
     failure: Mutex<Option<anyhow::Error>>,
+    /// The campaign's accounting, for its reports.
+    campaign: Mutex<Campaign>,
 }
 
 /// A running job, counted out when dropped.
@@ -299,13 +359,16 @@ fn fuzz_job(
                 return Ok(());
             }
             let iteration = shared.next.fetch_add(1, Ordering::SeqCst);
-            if args.iterations.is_some_and(|n| iteration >= n) {
+            if args
+                .iterations
+                .is_some_and(|n| iteration >= args.first.saturating_add(n))
+            {
                 return Ok(());
             }
             // One-shot mode runs one stream a process: no families.
             let (streams, subject) = subject_of(args.seed, iteration, role, !args.oneshot)?;
             let bytes: Vec<Vec<u8>> = streams.iter().map(|(_, s)| s.to_bytes()).collect();
-            let found = judge(
+            let judged = judge(
                 &mut target,
                 &streams,
                 &bytes,
@@ -314,6 +377,43 @@ fn fuzz_job(
                 stream_path,
                 talk,
             );
+            let exercised = match &subject {
+                Subject::Broken { clause, rule } => Exercised::Broken {
+                    rule: rule.clone(),
+                    clause: (*clause).to_owned(),
+                },
+                Subject::Valid => {
+                    let held: Vec<&Stream> = streams.iter().map(|(_, s)| s).collect();
+                    Exercised::Valid(rules_held(&held, role.protocol()))
+                }
+            };
+            let found = match judged {
+                None => {
+                    lock(&shared.campaign).record_iteration(
+                        iteration,
+                        &exercised,
+                        &IterationOutcome::Skipped,
+                    );
+                    Vec::new()
+                }
+                Some(found) => {
+                    let outcome = if found.is_empty() {
+                        IterationOutcome::Agreed
+                    } else {
+                        IterationOutcome::Disagreed(
+                            found
+                                .iter()
+                                .map(|d| Charge {
+                                    rule: d.rule.clone(),
+                                    kind: ChargeKind::from(d.kind),
+                                })
+                                .collect(),
+                        )
+                    };
+                    lock(&shared.campaign).record_iteration(iteration, &exercised, &outcome);
+                    found
+                }
+            };
             for disagreement in found {
                 let key = (disagreement.kind, disagreement.rule.clone());
                 let keep = {
@@ -367,7 +467,7 @@ fn fuzz_job(
                     small[at].1 = shrunk;
                 }
                 let number = shared.written.fetch_add(1, Ordering::SeqCst);
-                let path = write_case(
+                let (path, stream_paths) = write_case(
                     &args.out,
                     &small,
                     &subject,
@@ -376,6 +476,16 @@ fn fuzz_job(
                     (args.seed, iteration, number),
                     &target.side,
                 )?;
+                lock(&shared.campaign).record_found(
+                    &disagreement.rule,
+                    ChargeKind::from(disagreement.kind),
+                    FoundCase {
+                        sidecar: path.clone(),
+                        streams: stream_paths,
+                        detail: disagreement.detail.clone(),
+                        iteration,
+                    },
+                );
                 let mut tallies = lock(&shared.tallies);
                 tallies.entry(key).or_default().written.push(path);
             }
@@ -520,6 +630,14 @@ impl Driver {
             side.stop();
         }
     }
+
+    /// What it said when it started.
+    fn identity(&self) -> &Reply {
+        match self {
+            Driver::Persistent(side) => &side.identity,
+            Driver::OneShot(side) => &side.identity,
+        }
+    }
 }
 
 /// The implementation behind the protocol, restarted after a fault, and the seq of the
@@ -614,8 +732,8 @@ impl Target {
 }
 
 /// Every way the implementation's answers on `streams` differ from the oracle's: at most one
-/// disagreement a rule (the first mismatch of each stands for the rest).
-/// `bytes` are the streams as written.
+/// disagreement a rule (the first mismatch of each stands for the rest); `None` when the
+/// implementation skipped them. `bytes` are the streams as written.
 fn judge(
     target: &mut Target,
     streams: &Streams,
@@ -624,16 +742,16 @@ fn judge(
     role: RoleArg,
     base: &Path,
     talk: Talk<'_>,
-) -> Vec<Disagreement> {
+) -> Option<Vec<Disagreement>> {
     let answers = match target.ask(streams, bytes, subject, role, base, talk) {
         Ok(Some(answers)) => answers,
-        Ok(None) => return Vec::new(),
+        Ok(None) => return None,
         Err(fault) => {
-            return vec![Disagreement {
+            return Some(vec![Disagreement {
                 kind: Kind::Fault,
                 rule: fault_rule(subject),
                 detail: fault,
-            }];
+            }]);
         }
     };
     let mut by_rule: BTreeMap<String, Disagreement> = BTreeMap::new();
@@ -657,7 +775,7 @@ fn judge(
             by_rule.entry(d.rule.clone()).or_insert(d);
         }
     }
-    by_rule.into_values().collect()
+    Some(by_rule.into_values().collect())
 }
 
 fn fault_rule(subject: &Subject) -> String {
@@ -694,13 +812,14 @@ fn still_disagrees(
     };
     oracle_holds
         && judge(target, candidate, &bytes, subject, role, base, talk)
-            .iter()
+            .into_iter()
+            .flatten()
             .any(|d| d.same(disagreement))
 }
 
 /// Writes the shrunk streams and their sidecar: what the reference says of them, so that
 /// `asr-ctk run --cases OUT/found` fails the implementation on them and passes the
-/// reference. Returns the sidecar's path.
+/// reference. Returns the sidecar's path and the streams'.
 fn write_case(
     out: &Path,
     streams: &Streams,
@@ -709,7 +828,7 @@ fn write_case(
     disagreement: &Disagreement,
     (seed, iteration, number): (u64, u64, usize),
     side: &Driver,
-) -> Result<PathBuf> {
+) -> Result<(PathBuf, Vec<PathBuf>)> {
     let rule_dir = if disagreement.rule.starts_with("ASR-") {
         disagreement.rule.clone()
     } else {
@@ -724,6 +843,7 @@ fn write_case(
     let valid = reports.iter().all(asr_suite::check::StreamReport::valid);
     let prefix = if valid { "y" } else { "n" };
     let stem = format!("{prefix}_fuzz_{}_{seed}_{iteration}", disagreement.kind).replace('-', "_");
+    let mut stream_paths = Vec::with_capacity(streams.len());
     for ((part, _), bytes) in streams.iter().zip(&bytes) {
         let name = if part.is_empty() {
             format!("{stem}.jsonl")
@@ -733,6 +853,7 @@ fn write_case(
         let path = dir.join(name);
         asr_suite::files::replace(&path, bytes)
             .with_context(|| format!("failed to write {}", path.display()))?;
+        stream_paths.push(path);
     }
     let expect = match role {
         RoleArg::Validator => Expect {
@@ -809,7 +930,7 @@ fn write_case(
         (serde_json::to_string_pretty(&sidecar)? + "\n").as_bytes(),
     )
     .with_context(|| format!("failed to write {}", sidecar_path.display()))?;
-    Ok(sidecar_path)
+    Ok((sidecar_path, stream_paths))
 }
 
 /// A text cut to a line's length.
@@ -865,6 +986,13 @@ fn print_summary(
             if args.oneshot { " --oneshot" } else { "" }
         )?;
     }
+    writeln!(
+        out,
+        "reports: {}",
+        args.out
+            .join("report.{json,md,html}, junit.xml, sarif.json, badge.json")
+            .display()
+    )?;
     out.flush()?;
     Ok(())
 }

@@ -6,6 +6,12 @@
 //! gives it, and of a shard the report claims (the shard follows from the run's command line,
 //! as `asr-ctk run --shard` selects), and no case of those shards left out. What is read is bounded ([`max_report_bytes`]), and every
 //! text of a merged case is cut as a run cuts it.
+//!
+//! The reports of the parts of one fuzz campaign (`asr-ctk fuzz`, the same seed, role,
+//! adapter and options, disjoint iterations: `--first` and `--iterations`, or `--jobs`) are
+//! joined the same way: the counts of each rule add up, the cases found are listed together,
+//! the verdicts are recomputed ([`asr_suite::fuzz::campaign::merge_reports`]). Reports of
+//! other campaigns, or a campaign's and a run's, are refused.
 
 use crate::{corpus, exit};
 use anyhow::{Context, Result, bail};
@@ -20,11 +26,15 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Subcommand)]
 pub enum ReportCommand {
-    /// Combine the report.json files of the shards of one run into one report.
+    /// Combine the report.json files of the shards of one run, or of the parts of one fuzz
+    /// campaign, into one report.
     ///
-    /// Each report must be of the corpus given (or found) here: the same case set digest and
-    /// case count, only cases of the corpus, each of the shard its report claims. A report
-    /// that is not (or not a regular file, or larger than the corpus allows) is refused.
+    /// Each report of a run must be of the corpus given (or found) here: the same case set
+    /// digest and case count, only cases of the corpus, each of the shard its report claims.
+    /// A report that is not (or not a regular file, or larger than the corpus allows) is
+    /// refused. The parts of a fuzz campaign must have the same seed, role, adapter and
+    /// implementation, and disjoint iterations (--first, --iterations); the cases they found
+    /// (read from the found/ beside each report) are joined in OUT/found/.
     Merge {
         /// The shards' report.json files.
         #[arg(required = true, value_name = "REPORT")]
@@ -44,6 +54,12 @@ pub fn run(command: &ReportCommand) -> Result<u8> {
         out,
         cases,
     } = command;
+    if let Some(first) = reports.first() {
+        // A report too large for a campaign's is left to the run's checks, which say why.
+        if read_report(first, CAMPAIGN_REPORT_BYTES).is_ok_and(|r| r.campaign.is_some()) {
+            return merge_campaigns(reports, out);
+        }
+    }
     let corpus::Corpus {
         root,
         cases: corpus,
@@ -61,6 +77,11 @@ pub fn run(command: &ReportCommand) -> Result<u8> {
     for path in reports {
         let shown = path.display();
         let report = read_report(path, limit)?;
+        if report.campaign.is_some() {
+            bail!(
+                "report {shown} is a fuzz campaign's, the first report a run's: a run's shards join only with the same run's"
+            );
+        }
         if report.case_set != digest {
             bail!(
                 "report {shown} is of case set {}, the corpus here is {digest}",
@@ -187,6 +208,121 @@ pub fn run(command: &ReportCommand) -> Result<u8> {
     } else {
         exit::OK
     })
+}
+
+/// The most bytes of a fuzz campaign's report that a merge reads: its cases are the cases
+/// found, a few for each rule and kind of disagreement (`--keep`), each bounded as a run's.
+const CAMPAIGN_REPORT_BYTES: u64 = 64 << 20;
+
+/// Joins the reports of the parts of one fuzz campaign and writes the joined reports in
+/// `out`; the exit status is a campaign's: 1 when a disagreement was found.
+fn merge_campaigns(reports: &[PathBuf], out: &Path) -> Result<u8> {
+    let mut parts = Vec::with_capacity(reports.len());
+    for path in reports {
+        let report = read_report(path, CAMPAIGN_REPORT_BYTES)?;
+        parts.push((format!("report {}", path.display()), report));
+    }
+    // The cases each part found join in one directory, OUT/found/, which the joined report
+    // names as its corpus: `asr-ctk run --cases OUT/found` re-runs them all. A part's cases
+    // are read from the found/ beside its report (a part's OUT copied from another machine
+    // whole), else from where its report says they were written.
+    let found = out.join("found");
+    for ((name, part), path) in parts.iter_mut().zip(reports) {
+        if part.campaign.is_none() {
+            continue;
+        }
+        let beside = path
+            .parent()
+            .map_or_else(|| PathBuf::from("found"), |dir| dir.join("found"));
+        let from = if beside.is_dir() {
+            beside
+        } else {
+            PathBuf::from(&part.corpus.path)
+        };
+        for case in &part.cases {
+            copy_found(&from, &case.name, &found)
+                .with_context(|| format!("{name}: failed to copy found case {}", case.name))?;
+        }
+        part.corpus.path = found.to_string_lossy().into_owned();
+    }
+    let mut merged =
+        asr_suite::fuzz::campaign::merge_reports(&parts).map_err(|e| anyhow::anyhow!("{e}"))?;
+    for (_, part) in &parts {
+        merged.interrupted |= part.interrupted;
+    }
+    for case in &mut merged.cases {
+        case.keep_within(KEPT_BYTES);
+    }
+    let root = PathBuf::from(&merged.corpus.path);
+    let streams = asr_suite::fuzz::campaign::Campaign::from_report(&merged)
+        .map(|c| c.stream_files())
+        .unwrap_or_default();
+    crate::run::write_report_files(&merged, &root, &streams, out)?;
+    let disagreed = merged.campaign.as_ref().map_or(0, |c| c.disagreed);
+    if let Some(campaign) = &merged.campaign {
+        println!(
+            "merged {} reports of one campaign: seed {}, {} iterations, {} with a disagreement",
+            parts.len(),
+            campaign.seed,
+            campaign.iterations,
+            campaign.disagreed
+        );
+    }
+    println!(
+        "reports: {}",
+        out.join("report.{json,md,html}, junit.xml, sarif.json, badge.json")
+            .display()
+    );
+    Ok(if disagreed > 0 {
+        exit::INVALID
+    } else {
+        exit::OK
+    })
+}
+
+/// Copies the found case `name` (its sidecar `NAME.json` and its streams `NAME.jsonl`,
+/// `NAME.PART.jsonl`) from the directory `from` into `to`. A name that would lead out of
+/// the directories (absolute, `..`) is refused; a file already there is replaced.
+fn copy_found(from: &Path, name: &str, to: &Path) -> Result<()> {
+    let relative = Path::new(name);
+    if !relative
+        .components()
+        .all(|c| matches!(c, std::path::Component::Normal(_)))
+    {
+        bail!("{name:?} is no name of a found case below found/");
+    }
+    let sidecar = from.join(format!("{name}.json"));
+    let target_dir = match relative.parent() {
+        Some(parent) => to.join(parent),
+        None => to.to_path_buf(),
+    };
+    std::fs::create_dir_all(&target_dir)
+        .with_context(|| format!("failed to create {}", target_dir.display()))?;
+    let mut copied = 0;
+    let files =
+        std::iter::once(sidecar.clone()).chain(asr_suite::fuzz::campaign::streams_beside(&sidecar));
+    for file in files {
+        // Only regular files: a link planted beside the case is not followed.
+        if !std::fs::symlink_metadata(&file).is_ok_and(|m| m.is_file()) {
+            continue;
+        }
+        let (Some(file_name), Ok(bytes)) = (file.file_name(), std::fs::read(&file)) else {
+            bail!("failed to read {}", file.display());
+        };
+        let target = target_dir.join(file_name);
+        if target != file {
+            asr_suite::files::replace(&target, &bytes)
+                .with_context(|| format!("failed to write {}", target.display()))?;
+        }
+        copied += 1;
+    }
+    if copied == 0 {
+        bail!(
+            "{} is not there: a part's cases found are read from the found/ directory beside its report.json",
+            sidecar.display()
+        );
+    }
+    Ok(())
 }
 
 /// The most bytes of one report that a merge reads: 16 MiB for what does not grow with the

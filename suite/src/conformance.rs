@@ -525,6 +525,11 @@ pub struct RuleResult {
     /// producer's results kept apart): the verdict above holds them all.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub by_role: BTreeMap<ProtocolRole, RoleResult>,
+    /// In a fuzz campaign's report: the streams that exercised the rule, the disagreements
+    /// charged to it and the cases found under it; the verdict above is over them
+    /// ([`crate::fuzz::campaign`]), and the counts of cases above are of the found cases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fuzz: Option<crate::fuzz::campaign::RuleCampaign>,
 }
 
 /// One rule's results over the cases of one role.
@@ -644,6 +649,11 @@ pub struct RunReport {
     /// cases' marks ([`CaseResult::expectation`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expectations: Option<ExpectationsResult>,
+    /// In a fuzz campaign's report (`asr-ctk fuzz`): the role, the seed, the iterations run
+    /// and the commands that repeat them; the cases are then the cases found, below
+    /// `OUT/found/` ([`crate::fuzz::campaign`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub campaign: Option<crate::fuzz::campaign::CampaignResult>,
 }
 
 impl RunReport {
@@ -672,6 +682,7 @@ impl RunReport {
             interrupted: false,
             incomplete: None,
             expectations: None,
+            campaign: None,
         };
         report.summarize(Catalog::embedded());
         Ok(report)
@@ -797,6 +808,7 @@ fn rule_results(
                 decisions: all.decisions,
                 verdict: all.verdict,
                 by_role,
+                fuzz: None,
             }
         })
         .collect()

@@ -4,6 +4,7 @@
 mod cli;
 mod faults;
 mod fuzz;
+mod fuzz_report;
 mod golden;
 mod helpers;
 mod merge;

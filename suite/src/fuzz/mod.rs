@@ -1,10 +1,12 @@
 //! The fuzzing harness's library: valid streams generated from arbitrary bytes
 //! ([`generator`]), one mutator per clause of every stream rule ([`mutate`]), the
 //! reference as the oracle of what an implementation should have
-//! answered ([`oracle`]), streams shrunk on their model ([`shrink`]), and the properties
-//! the fuzz targets check ([`targets`]); native sessions for fuzzing producers, generated
+//! answered ([`oracle`]), streams shrunk on their model ([`shrink`]), the properties
+//! the fuzz targets check ([`targets`]), a campaign's accounting, reported as a
+//! certification run's ([`campaign`]); native sessions for fuzzing producers, generated
 //! from the sources the kit carries and shrunk on their formats' structure ([`native`]).
 
+pub mod campaign;
 pub mod generator;
 pub mod mutate;
 pub mod native;

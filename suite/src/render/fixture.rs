@@ -94,6 +94,7 @@ pub fn report() -> RunReport {
         interrupted: false,
         incomplete: None,
         expectations: None,
+        campaign: None,
     }
 }
 
@@ -127,6 +128,7 @@ fn rule(id: &str, verdict: RuleVerdict, counts: [usize; 4]) -> RuleResult {
         decisions: Vec::new(),
         verdict,
         by_role: BTreeMap::new(),
+        fuzz: None,
     }
 }
 

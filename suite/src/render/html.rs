@@ -2,7 +2,7 @@
 
 use super::difference::{first_difference, inline_hunks};
 use super::streams::{STREAM_BYTES, StreamTexts};
-use super::{NO_RULE_APPLIES, RULE_COLUMNS, RowKind, View, escape_controls, is_web_link, xml_char};
+use super::{NO_RULE_APPLIES, RowKind, View, escape_controls, is_web_link, xml_char};
 use crate::conformance::{CaseResult, RunReport};
 use similar::ChangeTag;
 use std::collections::BTreeMap;
@@ -108,10 +108,27 @@ pub fn html_with_streams(report: &RunReport, streams: &StreamTexts) -> String {
         let _ = writeln!(
             out,
             "<table>\n<thead><tr><th>{}</th></tr></thead>\n<tbody>",
-            RULE_COLUMNS.join("</th><th>")
+            view.rule_columns.join("</th><th>")
         );
         for r in &view.rules {
-            let counts: Vec<String> = r.counts.iter().map(ToString::to_string).collect();
+            let mut counts: Vec<String> = r.counts.iter().map(ToString::to_string).collect();
+            if view.rule_columns.len() > 3 + r.counts.len() {
+                counts.push(esc(&r.kinds));
+                // Each case found, a link to its failure below.
+                let found: Vec<String> = r
+                    .found
+                    .iter()
+                    .map(
+                        |name| match view.failures.iter().find(|c| c.name == *name) {
+                            Some(case) => {
+                                format!("<a href=\"#{}\">{}</a>", case_anchor(case), esc(name))
+                            }
+                            None => esc(name),
+                        },
+                    )
+                    .collect();
+                counts.push(found.join(", "));
+            }
             let decisions = if r.decisions.is_empty() {
                 String::new()
             } else {

@@ -1,6 +1,6 @@
 //! The report as Markdown.
 
-use super::{NO_RULE_APPLIES, RULE_COLUMNS, RowKind, View, escape_controls, is_web_link, xml_char};
+use super::{NO_RULE_APPLIES, RowKind, View, escape_controls, is_web_link, xml_char};
 use crate::conformance::{CaseResult, RunReport};
 use crate::diagnostic::MAX_PER_STREAM;
 use std::fmt::Write as _;
@@ -71,16 +71,23 @@ pub fn markdown(report: &RunReport) -> String {
     if view.rules.is_empty() {
         let _ = writeln!(out, "{NO_RULE_APPLIES}");
     } else {
-        let _ = writeln!(out, "| {} |", RULE_COLUMNS.join(" | "));
-        // Names on the left, numbers on the right.
-        let align: Vec<&str> = RULE_COLUMNS
+        let _ = writeln!(out, "| {} |", view.rule_columns.join(" | "));
+        // Names on the left, numbers on the right, words (a campaign's) on the left.
+        let numbers = 3..3 + view.rules.first().map_or(0, |r| r.counts.len());
+        let align: Vec<&str> = view
+            .rule_columns
             .iter()
             .enumerate()
-            .map(|(i, _)| if i < 3 { "---" } else { "---:" })
+            .map(|(i, _)| if numbers.contains(&i) { "---:" } else { "---" })
             .collect();
         let _ = writeln!(out, "| {} |", align.join(" | "));
         for r in &view.rules {
-            let counts: Vec<String> = r.counts.iter().map(ToString::to_string).collect();
+            let mut counts: Vec<String> = r.counts.iter().map(ToString::to_string).collect();
+            if view.rule_columns.len() > 3 + r.counts.len() {
+                counts.push(md_text(&r.kinds));
+                let found: Vec<String> = r.found.iter().map(|name| code_span(name)).collect();
+                counts.push(found.join(", "));
+            }
             let mut verdict = if r.decisions.is_empty() {
                 r.verdict.as_str().to_owned()
             } else {

@@ -3,7 +3,11 @@
 //!
 //! Every renderer formats one shared view of the run: what it was (metadata rows), the
 //! totals, the applicable rules, the failures and the cases skipped or not run, so that the
-//! formats cannot drift apart in what they show.
+//! formats cannot drift apart in what they show. A fuzz campaign's report
+//! ([`crate::fuzz::campaign`]) is shown the same way: its metadata rows say the seed, the
+//! iterations and the command that repeats them, its rule table counts streams rather than
+//! cases ([`CAMPAIGN_RULE_COLUMNS`]) and lists under each rule the cases found, and its
+//! failures are the cases found.
 //!
 //! Everything a case or an adapter wrote (details, expectations, answers, diffs, stderr) is
 //! untrusted: every renderer writes control characters as visible escapes
@@ -60,6 +64,9 @@ struct View<'a> {
     about: Vec<Row>,
     /// Cases by outcome, every outcome listed.
     totals: Vec<(Outcome, usize)>,
+    /// The headings of the rule table: [`RULE_COLUMNS`], or for a campaign
+    /// [`CAMPAIGN_RULE_COLUMNS`].
+    rule_columns: &'static [&'static str],
     /// The rules that bind a role the implementation plays.
     rules: Vec<RuleRow<'a>>,
     /// The cases that failed in any way, and those non-strict, in report order.
@@ -116,8 +123,13 @@ struct RuleRow<'a> {
     by_role: String,
     /// Cases; then their partition: passed, failed, non-strict, skipped, errored; then the
     /// cases of other rules charged to this one, and of every charged case the lenient and the
-    /// over-strict.
-    counts: [usize; 9],
+    /// over-strict. For a campaign, the counts of [`CAMPAIGN_RULE_COLUMNS`].
+    counts: Vec<u64>,
+    /// For a campaign: the disagreements by kind, in words (`lenient 2, fault 1`; empty when
+    /// none).
+    kinds: String,
+    /// For a campaign: the names of the cases found under the rule.
+    found: Vec<&'a str>,
 }
 
 /// The headings of the rule table: the cases, the five columns that add up to them, then the
@@ -135,6 +147,23 @@ const RULE_COLUMNS: [&str; 12] = [
     "Charged from other cases",
     "Lenient",
     "Over-strict",
+];
+
+/// The headings of a campaign's rule table: the streams that exercised the rule (answered),
+/// those broken under it and those valid that held its members (answered or skipped), those
+/// skipped, those with a disagreement charged to it; then the disagreements by kind and the
+/// cases found, in words.
+const CAMPAIGN_RULE_COLUMNS: [&str; 10] = [
+    "Rule",
+    "Levels",
+    "Verdict",
+    "Exercised",
+    "Broken",
+    "Valid",
+    "Skipped",
+    "Disagreements",
+    "By kind",
+    "Found",
 ];
 
 /// One failure charged to its rule, in words: `ASR-228 over-strict`, `no rule reading`,
@@ -167,6 +196,11 @@ impl<'a> View<'a> {
                 None => first,
             },
             about: about(report),
+            rule_columns: if report.campaign.is_some() {
+                &CAMPAIGN_RULE_COLUMNS
+            } else {
+                &RULE_COLUMNS
+            },
             totals: Outcome::ALL
                 .iter()
                 .map(|o| (*o, report.totals.get(o).copied().unwrap_or(0)))
@@ -230,17 +264,38 @@ impl<'a> RuleRow<'a> {
             verdict: rule.verdict,
             decisions: rule.decisions.join(", "),
             by_role: by_role(rule),
-            counts: [
-                rule.cases,
-                rule.passed,
-                rule.failed,
-                rule.non_strict,
-                rule.skipped,
-                rule.errored,
-                rule.charged_from_others,
-                rule.lenient,
-                rule.over_strict,
-            ],
+            counts: match &rule.fuzz {
+                Some(fuzz) => vec![
+                    fuzz.exercised,
+                    fuzz.broken,
+                    fuzz.valid,
+                    fuzz.skipped,
+                    fuzz.disagreements.values().sum(),
+                ],
+                None => [
+                    rule.cases,
+                    rule.passed,
+                    rule.failed,
+                    rule.non_strict,
+                    rule.skipped,
+                    rule.errored,
+                    rule.charged_from_others,
+                    rule.lenient,
+                    rule.over_strict,
+                ]
+                .iter()
+                .map(|n| u64::try_from(*n).unwrap_or(u64::MAX))
+                .collect(),
+            },
+            kinds: rule
+                .fuzz
+                .as_ref()
+                .map_or_else(String::new, |fuzz| kinds_text(&fuzz.disagreements)),
+            found: rule
+                .fuzz
+                .iter()
+                .flat_map(|fuzz| fuzz.found.iter().map(String::as_str))
+                .collect(),
         }
     }
 }
@@ -258,6 +313,81 @@ pub fn by_role(rule: &RuleResult) -> String {
     } else {
         binding.join(", ")
     }
+}
+
+/// Counts by kind, in words: `lenient 2, fault 1`, or empty.
+fn kinds_text(kinds: &std::collections::BTreeMap<String, u64>) -> String {
+    kinds
+        .iter()
+        .map(|(kind, n)| format!("{kind} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A campaign's metadata rows: what was generated, and the command that repeats it.
+fn campaign_rows(campaign: &crate::fuzz::campaign::CampaignResult) -> Vec<Row> {
+    let ranges: Vec<String> = campaign
+        .ranges
+        .iter()
+        .map(|r| {
+            if r.first == r.last {
+                r.first.to_string()
+            } else {
+                format!("{} to {}", r.first, r.last)
+            }
+        })
+        .collect();
+    let mut rows = vec![
+        Row {
+            label: "Campaign",
+            key: "campaign",
+            value: format!(
+                "asr-ctk fuzz, role {}, seed {}, {} iterations ({})",
+                campaign.role.as_str(),
+                campaign.seed,
+                campaign.iterations,
+                if ranges.is_empty() {
+                    "none".to_owned()
+                } else {
+                    ranges.join(", ")
+                }
+            ),
+            kind: RowKind::Text,
+            note: Some(format!(
+                "{} valid, {} with a clause broken, {} skipped, {} with a disagreement",
+                campaign.valid, campaign.broken, campaign.skipped, campaign.disagreed
+            )),
+        },
+        Row {
+            label: "Disagreements",
+            key: "disagreements",
+            value: if campaign.disagreements.is_empty() {
+                "none".to_owned()
+            } else {
+                kinds_text(&campaign.disagreements)
+            },
+            kind: RowKind::Text,
+            note: (!campaign.unattributed.is_empty())
+                .then(|| format!("charged to no rule: {}", kinds_text(&campaign.unattributed))),
+        },
+    ];
+    if !campaign.unattributed_found.is_empty() {
+        rows.push(Row {
+            label: "Found under no rule",
+            key: "unattributedFound",
+            value: campaign.unattributed_found.join(", "),
+            kind: RowKind::Text,
+            note: None,
+        });
+    }
+    rows.push(Row {
+        label: "Repeat",
+        key: "repeat",
+        value: campaign.repeat.join("; "),
+        kind: RowKind::Code,
+        note: None,
+    });
+    rows
 }
 
 fn about(report: &RunReport) -> Vec<Row> {
@@ -372,6 +502,9 @@ fn about(report: &RunReport) -> Vec<Row> {
         shell_words::join(&report.command_line),
         RowKind::Code,
     ));
+    if let Some(campaign) = &report.campaign {
+        rows.extend(campaign_rows(campaign));
+    }
     if let Some(why) = &report.incomplete {
         rows.push(row(
             "Incomplete",
@@ -461,8 +594,10 @@ mod tests {
         );
         assert_eq!(view.rules[1].counts, [1, 0, 1, 0, 0, 0, 0, 1, 0]);
         for row in &view.rules {
-            let [cases, partition @ .., _, _, _] = row.counts;
-            assert_eq!(partition.iter().sum::<usize>(), cases, "{}", row.id);
+            let [cases, ref partition @ .., _, _, _] = row.counts[..] else {
+                panic!("nine counts: {:?}", row.counts);
+            };
+            assert_eq!(partition.iter().sum::<u64>(), cases, "{}", row.id);
         }
         let failures: Vec<Outcome> = view.failures.iter().map(|c| c.outcome).collect();
         assert_eq!(
