@@ -261,7 +261,8 @@ mod tests {
 
     #[test]
     fn fixtures_agree_with_their_goldens() {
-        golden::assert_known("pi-session-jsonl", &[]);
+        let count = golden::assert_known("pi-session-jsonl", &[]);
+        assert!(count >= 1, "{count} fixtures");
     }
 
     #[test]
