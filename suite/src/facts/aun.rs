@@ -256,11 +256,7 @@ mod tests {
     use crate::facts::{Facts, ItemKind, Location, TextKind, Writer};
 
     fn read(files: &[(&str, &str)]) -> Facts {
-        let files: Vec<(String, Vec<u8>)> = files
-            .iter()
-            .map(|(name, text)| ((*name).to_owned(), text.as_bytes().to_vec()))
-            .collect();
-        crate::facts::read("aun-message-json", &files)
+        golden::read_texts("aun-message-json", files)
     }
 
     fn texts(facts: &Facts) -> Vec<Vec<&str>> {

@@ -611,17 +611,13 @@ mod tests {
             (own.kind.clone(), own.ids.clone()),
             (ItemKind::Reasoning, vec!["rs_1".to_owned()])
         );
-        let texts: Vec<(&str, TextKind)> = own
-            .texts
-            .iter()
-            .map(|t| (t.text.as_str(), t.kind))
-            .collect();
+        let texts = golden::described(&own.texts);
         assert_eq!(
             texts,
             [
-                ("**Plan**", TextKind::Summary),
-                ("**Then**", TextKind::Summary),
-                ("step", TextKind::Reasoning)
+                ("**Plan**", TextKind::Summary, Writer::Model),
+                ("**Then**", TextKind::Summary, Writer::Model),
+                ("step", TextKind::Reasoning, Writer::Model)
             ]
         );
         let bare = &facts.items[2];

@@ -255,11 +255,7 @@ mod tests {
             ]
         );
         let answer = &facts.items[1];
-        let texts: Vec<(&str, TextKind, Writer)> = answer
-            .texts
-            .iter()
-            .map(|t| (t.text.as_str(), t.kind, t.writer))
-            .collect();
+        let texts = golden::described(&answer.texts);
         assert_eq!(
             texts,
             [

@@ -13,7 +13,7 @@
 //! pointer of the facts, each pointer one facet); and every session of the facts has a
 //! stream.
 
-use super::{Facts, ItemKind, Relation, Session, Writer, read};
+use super::{Facts, ItemKind, Relation, Session, Text, TextKind, Writer, read};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -53,6 +53,27 @@ pub(super) fn assert_known_read_as(format: &str, reader: &str, known: &[(&str, &
         "known disagreements not found: {unmatched:#?}"
     );
     count
+}
+
+/// The facts `format`'s reader reads of `files`, each a name and its text: the input of a
+/// reader's unit tests.
+pub(super) fn read_texts(format: &str, files: &[(&str, &str)]) -> Facts {
+    let files: Vec<(String, Vec<u8>)> = files
+        .iter()
+        .map(|(name, text)| ((*name).to_owned(), text.as_bytes().to_vec()))
+        .collect();
+    read(format, &files)
+}
+
+/// Each of `texts` as its words, its kind and its writer, as a reader's unit tests compare
+/// them.
+pub(super) fn described<'a>(
+    texts: impl IntoIterator<Item = &'a Text>,
+) -> Vec<(&'a str, TextKind, Writer)> {
+    texts
+        .into_iter()
+        .map(|t| (t.text.as_str(), t.kind, t.writer))
+        .collect()
 }
 
 /// How many fixtures of `format` there are, and for each (by name) on which the facts

@@ -355,12 +355,7 @@ mod tests {
             ("a9642bdf-2c10-4503-abb2-081990e56318", None, "native_field")
         );
         assert_eq!(facts.sessions[0].scope, None);
-        let texts: Vec<(&str, TextKind, Writer)> = facts
-            .items
-            .iter()
-            .flat_map(|i| &i.texts)
-            .map(|t| (t.text.as_str(), t.kind, t.writer))
-            .collect();
+        let texts = golden::described(facts.items.iter().flat_map(|i| &i.texts));
         assert_eq!(
             texts,
             [

@@ -5,11 +5,7 @@ use crate::facts::{Facts, ItemKind, Relation, TextKind, Writer, golden, read};
 const FORMAT: &str = "claude-code-jsonl";
 
 fn facts_of(files: &[(&str, &str)]) -> Facts {
-    let files: Vec<(String, Vec<u8>)> = files
-        .iter()
-        .map(|(name, text)| ((*name).to_owned(), text.as_bytes().to_vec()))
-        .collect();
-    read(FORMAT, &files)
+    golden::read_texts(FORMAT, files)
 }
 
 #[test]
@@ -88,11 +84,7 @@ fn one_response_split_over_lines_is_one_message() {
     assert_eq!(message.kind, ItemKind::Message);
     // The tool call's line is a line of the response too: its uuid is the message's.
     assert_eq!(message.ids, ["msg_1", "a1", "a2", "a3"]);
-    let texts: Vec<(&str, TextKind, Writer)> = message
-        .texts
-        .iter()
-        .map(|t| (t.text.as_str(), t.kind, t.writer))
-        .collect();
+    let texts = golden::described(&message.texts);
     assert_eq!(
         texts,
         [
@@ -456,11 +448,7 @@ fn an_ide_selection_is_the_harnesss_attachment() {
         (item.kind.clone(), item.ids.clone()),
         (ItemKind::Message, vec!["t1".to_owned()])
     );
-    let texts: Vec<(&str, TextKind, Writer)> = item
-        .texts
-        .iter()
-        .map(|t| (t.text.as_str(), t.kind, t.writer))
-        .collect();
+    let texts = golden::described(&item.texts);
     assert_eq!(
         texts,
         [("fn a() {}\n", TextKind::Attachment, Writer::Harness)]

@@ -164,11 +164,7 @@ mod tests {
     use crate::facts::{Facts, ItemKind, Location, Relation, TextKind, Writer};
 
     fn read(format: &str, files: &[(&str, &str)]) -> Facts {
-        let files: Vec<(String, Vec<u8>)> = files
-            .iter()
-            .map(|(name, text)| ((*name).to_owned(), text.as_bytes().to_vec()))
-            .collect();
-        crate::facts::read(format, &files)
+        golden::read_texts(format, files)
     }
 
     /// A session's pointers (target, meaning) and scope.
@@ -297,16 +293,12 @@ mod tests {
         let facts = read(SESSION, &[("s1.jsonl", &transcript(&[row]))]);
         let kinds: Vec<&ItemKind> = facts.items.iter().map(|i| &i.kind).collect();
         assert_eq!(kinds, [&ItemKind::Message, &ItemKind::ToolCall]);
-        let texts: Vec<(&str, TextKind)> = facts.items[0]
-            .texts
-            .iter()
-            .map(|t| (t.text.as_str(), t.kind))
-            .collect();
+        let texts = golden::described(&facts.items[0].texts);
         assert_eq!(
             texts,
             [
-                ("Check first.", TextKind::Reasoning),
-                ("Done.", TextKind::Answer)
+                ("Check first.", TextKind::Reasoning, Writer::Model),
+                ("Done.", TextKind::Answer, Writer::Model)
             ]
         );
         assert_eq!(facts.items[1].ids, ["toolu_2"]);
@@ -512,12 +504,7 @@ mod tests {
             (pointers[0].to.as_str(), pointers[0].meaning),
             ("openclaw:e99116ac", None)
         );
-        let texts: Vec<(&str, TextKind, Writer)> = facts
-            .items
-            .iter()
-            .flat_map(|i| &i.texts)
-            .map(|t| (t.text.as_str(), t.kind, t.writer))
-            .collect();
+        let texts = golden::described(facts.items.iter().flat_map(|i| &i.texts));
         assert_eq!(
             texts,
             [
