@@ -462,3 +462,145 @@ fn compare_header(header: &Value, sessions: &[Session]) -> Result<(usize, Vec<St
     }
     Ok((n, problems))
 }
+
+mod tests {
+    use super::{compare, read_texts};
+
+    const USER: &str = r#"{"type":"user","uuid":"u1","sessionId":"s1","isSidechain":false,"userType":"external","message":{"role":"user","content":"Fix it."}}"#;
+    const HEADER: &str = r#"{"type":"session","sessionId":"s1","scope":"primary"}"#;
+
+    /// The problems of the facts of `line` (one Claude Code line) against one golden stream
+    /// of `records`.
+    fn problems(line: &str, records: &[&str]) -> Vec<String> {
+        let facts = read_texts("claude-code-jsonl", &[("s1.jsonl", line)]);
+        let stream = ("s1.jsonl".to_owned(), records.join("\n").into_bytes());
+        compare(&facts, &[stream])
+    }
+
+    fn message(author: &str, text: &str) -> String {
+        format!(
+            r#"{{"type":"message","messageId":"u1","author":"{author}","content":[{{"type":"text","text":"{text}"}}]}}"#
+        )
+    }
+
+    #[test]
+    fn a_golden_that_bears_the_facts_out_has_no_problem() {
+        assert_eq!(
+            problems(USER, &[HEADER, &message("human", "Fix it.")]),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn a_persons_text_under_the_harness_is_one() {
+        assert_eq!(
+            problems(USER, &[HEADER, &message("harness", "Fix it.")]),
+            [r#"a person text under Some("harness"): "Fix it.""#]
+        );
+    }
+
+    #[test]
+    fn a_human_text_no_person_fact_holds_is_one() {
+        let line = USER.replace(r#""userType":"external""#, r#""userType":"internal""#);
+        assert_eq!(
+            problems(&line, &[HEADER, &message("human", "Fix it.")]),
+            [r#"human in the golden, no person text: "Fix it.""#]
+        );
+    }
+
+    #[test]
+    fn a_text_or_an_id_the_golden_lacks_is_one() {
+        let found = problems(USER, &[HEADER, &message("human", "Fix it!")]);
+        assert!(
+            found[0].starts_with(r#"text not in the golden: "Fix it.""#),
+            "{found:?}"
+        );
+        assert_eq!(found.len(), 2, "{found:?}");
+        let other = r#"{"type":"message","messageId":"u2","author":"human","content":[{"type":"text","text":"Fix it."}]}"#;
+        let found = problems(USER, &[HEADER, other]);
+        assert_eq!(found, ["id not in the golden: u1 [s1.jsonl line 1]"]);
+    }
+
+    #[test]
+    fn a_result_in_another_calls_tool_result_is_one() {
+        let line = r#"{"type":"user","uuid":"u1","sessionId":"s1","isSidechain":false,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"out"}]}}"#;
+        let result = |call: &str| {
+            format!(
+                r#"{{"type":"tool_result","callId":"{call}","content":[{{"type":"text","text":"out"}}]}}"#
+            )
+        };
+        assert_eq!(
+            problems(line, &[HEADER, &result("toolu_1")]),
+            Vec::<String>::new()
+        );
+        let found = problems(line, &[HEADER, &result("toolu_2")]);
+        assert_eq!(
+            found,
+            ["no tool_result answers toolu_1 [s1.jsonl line 1 /message/content/0]"]
+        );
+        let found = problems(
+            line,
+            &[
+                HEADER,
+                &result("toolu_1").replace("out", "in"),
+                &result("toolu_2"),
+            ],
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0]
+                .starts_with(r#"the result answering toolu_1 is in tool_result [Some("toolu_2")]"#),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn a_header_its_session_does_not_bear_out_is_one() {
+        let human = message("human", "Fix it.");
+        let found = problems(USER, &[r#"{"type":"session","sessionId":"s1"}"#, &human]);
+        assert_eq!(found, [r#"scope golden None, facts Some("primary"): s1"#]);
+        let lineage = r#"{"type":"session","sessionId":"s1","scope":"primary","lineage":{"root":true,"spawnedBy":{"session":"claude-code:p1","evidence":"native_field"}}}"#;
+        let found = problems(USER, &[lineage, &human]);
+        assert_eq!(
+            found,
+            [
+                "root golden true, facts false: s1",
+                r#"a golden facet no pointer states: spawnedBy to "claude-code:p1" (native_field) of s1"#
+            ]
+        );
+        let other = r#"{"type":"session","sessionId":"s2","scope":"primary"}"#;
+        let found = problems(USER, &[other, &human]);
+        assert_eq!(
+            found,
+            [r#"no session "s2""#, "session s1 has no golden stream"]
+        );
+        let found = problems(USER, &[&human]);
+        assert_eq!(
+            found,
+            [
+                r#"stream "s1.jsonl" opens with no session header"#,
+                "session s1 has no golden stream"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_pointer_no_golden_facet_states_is_one() {
+        let line = r#"{"type":"user","uuid":"u1","isSidechain":true,"agentId":"a1","sessionId":"p1","userType":"external","message":{"role":"user","content":"Explore."}}"#;
+        let facts = read_texts("claude-code-jsonl", &[("agent-a1.jsonl", line)]);
+        let header = r#"{"type":"session","sessionId":"a1","scope":"subagent"}"#;
+        let human = r#"{"type":"message","messageId":"u1","author":"agent","content":[{"type":"text","text":"Explore."}]}"#;
+        let stream = |header: &str| {
+            (
+                "a1.jsonl".to_owned(),
+                format!("{header}\n{human}").into_bytes(),
+            )
+        };
+        assert_eq!(
+            compare(&facts, &[stream(header)]),
+            [r#"a pointer no golden facet states: spawnedBy to "p1" (native_field) of a1"#]
+        );
+        let spawned = r#"{"type":"session","sessionId":"a1","scope":"subagent","lineage":{"spawnedBy":{"session":"claude-code:p1","evidence":"native_field"}}}"#;
+        assert_eq!(compare(&facts, &[stream(spawned)]), Vec::<String>::new());
+    }
+}
