@@ -252,15 +252,11 @@ fn file_stem(file: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::openclaw::golden;
+    use super::super::golden;
     use crate::facts::{Facts, ItemKind, Location, TextKind, Writer};
 
     fn read(files: &[(&str, &str)]) -> Facts {
-        let files: Vec<(String, Vec<u8>)> = files
-            .iter()
-            .map(|(name, text)| ((*name).to_owned(), text.as_bytes().to_vec()))
-            .collect();
-        crate::facts::read("aun-message-json", &files)
+        golden::read_texts("aun-message-json", files)
     }
 
     fn texts(facts: &Facts) -> Vec<Vec<&str>> {
@@ -273,9 +269,8 @@ mod tests {
 
     #[test]
     fn every_fixture_agrees_with_its_golden() {
-        let (count, problems) = golden::fixtures("aun-message-json");
+        let count = golden::assert_known("aun-message-json", &[]);
         assert!(count >= 3, "{count} fixtures");
-        assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 
     #[test]

@@ -522,7 +522,8 @@ mod tests {
     #[test]
     fn fixtures_agree_with_their_goldens() {
         const INSTRUCTIONS: &str = "text not in the golden: \"You are Codex, based on GPT-5.";
-        golden::assert_known(
+        const NO_ID: &str = "no id [";
+        let count = golden::assert_known(
             "codex-rollout",
             &[
                 // The goldens keep no session_meta.base_instructions.text: they declare
@@ -531,8 +532,23 @@ mod tests {
                 ("codex-rollout/crud_reasoning_01", INSTRUCTIONS),
                 ("codex-rollout/injected_context_audience_01", INSTRUCTIONS),
                 ("codex-rollout/ui_events_only_01", INSTRUCTIONS),
+                // A user or developer message item has no id of its own: a producer derives
+                // one (ASR-067), so the facts hold none to find in the golden.
+                ("codex-rollout/crud_instructions_01", NO_ID),
+                ("codex-rollout/crud_instructions_01", NO_ID),
+                ("codex-rollout/crud_instructions_01", NO_ID),
+                ("codex-rollout/crud_instructions_01", NO_ID),
+                ("codex-rollout/crud_reasoning_01", NO_ID),
+                ("codex-rollout/crud_reasoning_01", NO_ID),
+                ("codex-rollout/injected_context_audience_01", NO_ID),
+                ("codex-rollout/injected_context_audience_01", NO_ID),
+                ("codex-rollout/injected_context_audience_01", NO_ID),
+                ("codex-rollout/injected_context_audience_01", NO_ID),
+                ("codex-rollout/update_plan_01", NO_ID),
+                ("codex-rollout/update_plan_01", NO_ID),
             ],
         );
+        assert!(count >= 6, "{count} fixtures");
     }
 
     #[test]
@@ -595,17 +611,13 @@ mod tests {
             (own.kind.clone(), own.ids.clone()),
             (ItemKind::Reasoning, vec!["rs_1".to_owned()])
         );
-        let texts: Vec<(&str, TextKind)> = own
-            .texts
-            .iter()
-            .map(|t| (t.text.as_str(), t.kind))
-            .collect();
+        let texts = golden::described(&own.texts);
         assert_eq!(
             texts,
             [
-                ("**Plan**", TextKind::Summary),
-                ("**Then**", TextKind::Summary),
-                ("step", TextKind::Reasoning)
+                ("**Plan**", TextKind::Summary, Writer::Model),
+                ("**Then**", TextKind::Summary, Writer::Model),
+                ("step", TextKind::Reasoning, Writer::Model)
             ]
         );
         let bare = &facts.items[2];

@@ -198,7 +198,19 @@ mod tests {
 
     #[test]
     fn fixtures_agree_with_their_goldens() {
-        golden::assert_known("gemini-cli-json", &[]);
+        // A golden header without scope claims none (ASR-401: an absent member means
+        // unknown); the facts know a session file's stream is the primary one.
+        const SCOPE: &str = "scope golden None, facts Some(\"primary\")";
+        let count = golden::assert_known(
+            "gemini-cli-json",
+            &[
+                ("gemini-cli-json/at_file_display_01", SCOPE),
+                ("gemini-cli-json/crlf_piped_prompt_01", SCOPE),
+                ("gemini-cli-json/masked_tool_output_01", SCOPE),
+                ("gemini-cli-json/real_session_01", SCOPE),
+            ],
+        );
+        assert!(count >= 4, "{count} fixtures");
     }
 
     #[test]
@@ -243,11 +255,7 @@ mod tests {
             ]
         );
         let answer = &facts.items[1];
-        let texts: Vec<(&str, TextKind, Writer)> = answer
-            .texts
-            .iter()
-            .map(|t| (t.text.as_str(), t.kind, t.writer))
-            .collect();
+        let texts = golden::described(&answer.texts);
         assert_eq!(
             texts,
             [

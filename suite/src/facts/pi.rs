@@ -261,7 +261,8 @@ mod tests {
 
     #[test]
     fn fixtures_agree_with_their_goldens() {
-        golden::assert_known("pi-session-jsonl", &[]);
+        let count = golden::assert_known("pi-session-jsonl", &[]);
+        assert!(count >= 1, "{count} fixtures");
     }
 
     #[test]
@@ -354,12 +355,7 @@ mod tests {
             ("a9642bdf-2c10-4503-abb2-081990e56318", None, "native_field")
         );
         assert_eq!(facts.sessions[0].scope, None);
-        let texts: Vec<(&str, TextKind, Writer)> = facts
-            .items
-            .iter()
-            .flat_map(|i| &i.texts)
-            .map(|t| (t.text.as_str(), t.kind, t.writer))
-            .collect();
+        let texts = golden::described(facts.items.iter().flat_map(|i| &i.texts));
         assert_eq!(
             texts,
             [
