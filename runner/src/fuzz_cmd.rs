@@ -256,31 +256,7 @@ pub fn run(args: &Args) -> Result<u8> {
         .campaign
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let (implementation, roles) = match identity {
-        Some(Reply::Started {
-            implementation,
-            roles,
-            ..
-        }) => (Some(implementation), roles),
-        _ => (None, Vec::new()),
-    };
-    let adapter = AdapterInfo {
-        command: command.clone(),
-        mode: if args.oneshot {
-            "oneshot"
-        } else {
-            "persistent"
-        }
-        .into(),
-        implementation,
-        roles,
-        versus: None,
-    };
-    let found_dir = campaign.found_dir();
-    let stream_files = campaign.stream_files();
-    let mut report = campaign.into_report(adapter);
-    report.interrupted = supervise::interrupted();
-    crate::run::write_report_files(&report, &found_dir, &stream_files, &args.out)?;
+    write_campaign_reports(campaign, &command, args.oneshot, identity, &args.out)?;
     print_summary(&tallies, iterations, elapsed, args)?;
     if let Some(corpus) = promote_into {
         let found: Vec<PathBuf> = tallies.values().flat_map(|t| t.written.clone()).collect();
@@ -404,6 +380,7 @@ fn fuzz_job(
                             found
                                 .iter()
                                 .map(|d| Charge {
+                                    non_strict: false,
                                     rule: d.rule.clone(),
                                     kind: ChargeKind::from(d.kind),
                                 })
@@ -494,6 +471,37 @@ fn fuzz_job(
     })();
     target.side.stop();
     outcome
+}
+
+/// Writes a campaign's reports (those `run` writes) into `out`, beside `out/found/`: who was
+/// asked is `command`, and what it said when it started.
+fn write_campaign_reports(
+    campaign: Campaign,
+    command: &[String],
+    oneshot: bool,
+    identity: Option<Reply>,
+    out: &Path,
+) -> Result<()> {
+    let (implementation, roles) = match identity {
+        Some(Reply::Started {
+            implementation,
+            roles,
+            ..
+        }) => (Some(implementation), roles),
+        _ => (None, Vec::new()),
+    };
+    let adapter = AdapterInfo {
+        command: command.to_vec(),
+        mode: if oneshot { "oneshot" } else { "persistent" }.into(),
+        implementation,
+        roles,
+        versus: None,
+    };
+    let found_dir = campaign.found_dir();
+    let stream_files = campaign.stream_files();
+    let mut report = campaign.into_report(adapter);
+    report.interrupted = supervise::interrupted();
+    crate::run::write_report_files(&report, &found_dir, &stream_files, out)
 }
 
 /// How often a run whose stderr is no terminal says how far it is.

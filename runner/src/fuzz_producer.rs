@@ -8,7 +8,9 @@
 //! source fixture under `OUT/found/sources/<format>/` (provenance `fuzzed`, no golden), so
 //! that `asr-ctk run --cases OUT/found --role producer` runs it again.
 
-use super::{Args, MAX_JOBS, PROGRESS_LOG, Running, brief, lock, per_second};
+use super::{
+    Args, MAX_JOBS, PROGRESS_LOG, Running, brief, lock, per_second, write_campaign_reports,
+};
 use crate::exit;
 use crate::run::adapter::{Persistent, Talk, describe};
 use crate::run::produce::{self, Produced};
@@ -16,6 +18,12 @@ use crate::run::side::{OneShotSide, Side};
 use crate::run::supervise;
 use anyhow::{Context, Result};
 use asr_suite::case::Status;
+use asr_suite::conformance::Failure;
+use asr_suite::conserve;
+use asr_suite::facts;
+use asr_suite::fuzz::campaign::{
+    Campaign, Charge, ChargeKind, Exercised, FoundCase, Invocation, IterationOutcome,
+};
 use asr_suite::fuzz::native::{self, Native};
 use asr_suite::judge::judge_conversion;
 use asr_suite::protocol::{MAX_OUTPUTS, ProtocolRole, Reply};
@@ -61,9 +69,22 @@ impl std::fmt::Display for Kind {
 #[derive(Debug, Clone)]
 struct Finding {
     kind: Kind,
+    /// How the output failed; `None` for a fault.
+    failure: Option<Failure>,
     /// The rule; `unattributed` when none is charged (a fault).
     rule: String,
     detail: String,
+}
+
+impl Finding {
+    /// The finding as a campaign's charge.
+    fn charge(&self) -> Charge {
+        Charge {
+            rule: self.rule.clone(),
+            kind: self.failure.map_or(ChargeKind::Fault, ChargeKind::Failure),
+            non_strict: self.kind == Kind::NonStrict,
+        }
+    }
 }
 
 /// Failures of one kind under one rule, by format.
@@ -86,6 +107,8 @@ struct Shared {
     /// Reasons for skipping, counted, for the summary.
     skips: Mutex<BTreeMap<String, u64>>,
     failure: Mutex<Option<anyhow::Error>>,
+    /// The campaign's accounting, for its reports.
+    campaign: Mutex<Campaign>,
 }
 
 /// Runs the producer fuzzer; the exit status is INVALID when a hard failure or a fault was
@@ -152,8 +175,24 @@ pub(super) fn run(args: &Args) -> Result<u8> {
         (Some(_), _) => None,
         (None, seconds) => Some(Instant::now() + Duration::from_secs_f64(seconds.unwrap_or(60.0))),
     };
+    let mut options = Vec::new();
+    if let Some(format) = &args.format {
+        options.extend(["--format".to_owned(), format.clone()]);
+    }
+    if args.oneshot {
+        options.push("--oneshot".to_owned());
+    }
+    let campaign = Campaign::new(
+        ProtocolRole::Producer,
+        args.seed,
+        Invocation {
+            adapter: args.adapter.clone(),
+            out: args.out.clone(),
+            options,
+        },
+    );
     let shared = Shared {
-        next: AtomicU64::new(0),
+        next: AtomicU64::new(args.first),
         judged: AtomicU64::new(0),
         skipped: AtomicU64::new(0),
         written: AtomicUsize::new(0),
@@ -161,7 +200,9 @@ pub(super) fn run(args: &Args) -> Result<u8> {
         tallies: Mutex::new(BTreeMap::new()),
         skips: Mutex::new(BTreeMap::new()),
         failure: Mutex::new(None),
+        campaign: Mutex::new(campaign),
     };
+    let identity = targets.first().and_then(|t| t.producer.identity().cloned());
     let started = Instant::now();
     let live = std::io::stderr().is_terminal();
     std::thread::scope(|scope| {
@@ -202,6 +243,11 @@ pub(super) fn run(args: &Args) -> Result<u8> {
         shared.judged.load(Ordering::SeqCst),
         shared.skipped.load(Ordering::SeqCst),
     );
+    let campaign = shared
+        .campaign
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    write_campaign_reports(campaign, &command, args.oneshot, identity, &args.out)?;
     print_summary(&tallies, &skips, counts, elapsed, args)?;
     if let Some(corpus) = promote_into {
         let found: Vec<PathBuf> = tallies.values().flat_map(|t| t.written.clone()).collect();
@@ -244,22 +290,41 @@ fn fuzz_job(
                 return Ok(());
             }
             let iteration = shared.next.fetch_add(1, Ordering::SeqCst);
-            if args.iterations.is_some_and(|n| iteration >= n) {
+            if args
+                .iterations
+                .is_some_and(|n| iteration >= args.first.saturating_add(n))
+            {
                 return Ok(());
             }
             let format = formats[usize::try_from(iteration).unwrap_or(0) % formats.len()];
             let Some(generated) = native::generate(format, args.seed, iteration) else {
                 continue;
             };
+            // What the session gives the properties to check: the rules it exercises.
+            let exercised = Exercised::Valid(conserve::exercised(&facts::read(
+                format,
+                &generated.native.files(),
+            )));
             let findings = match target.convert(&generated.native, format, talk)? {
                 Converted::Skipped(reason) => {
                     shared.skipped.fetch_add(1, Ordering::SeqCst);
                     *lock(&shared.skips).entry(reason).or_default() += 1;
+                    lock(&shared.campaign).record_iteration(
+                        iteration,
+                        &exercised,
+                        &IterationOutcome::Skipped,
+                    );
                     shared.judged.fetch_add(1, Ordering::SeqCst);
                     continue;
                 }
                 Converted::Judged(findings) => findings,
             };
+            let outcome = if findings.is_empty() {
+                IterationOutcome::Agreed
+            } else {
+                IterationOutcome::Disagreed(findings.iter().map(Finding::charge).collect())
+            };
+            lock(&shared.campaign).record_iteration(iteration, &exercised, &outcome);
             for finding in findings {
                 let key = (finding.kind, finding.rule.clone(), format.to_owned());
                 let keep = {
@@ -311,6 +376,23 @@ fn fuzz_job(
                     (args.seed, iteration, number),
                     &target.producer.name(),
                 )?;
+                let streams = std::fs::read_dir(path.join("source"))
+                    .map(|d| {
+                        let mut files: Vec<PathBuf> = d.flatten().map(|e| e.path()).collect();
+                        files.sort();
+                        files
+                    })
+                    .unwrap_or_default();
+                lock(&shared.campaign).record_found(
+                    &finding.rule,
+                    finding.charge().kind,
+                    FoundCase {
+                        sidecar: path.join("fixture.json"),
+                        streams,
+                        detail: finding.detail.clone(),
+                        iteration,
+                    },
+                );
                 lock(&shared.tallies)
                     .entry(key)
                     .or_default()
@@ -367,6 +449,14 @@ impl Producer {
         if let Producer::Persistent { side, .. } = self {
             side.stop();
         }
+    }
+
+    /// What it said when it started.
+    fn identity(&self) -> Option<&Reply> {
+        Some(match self {
+            Producer::Persistent { side, .. } => &side.identity,
+            Producer::OneShot { side, .. } => &side.identity,
+        })
     }
 }
 
@@ -468,6 +558,7 @@ enum Answer {
 fn fault_found(detail: String) -> Converted {
     Converted::Judged(vec![Finding {
         kind: Kind::Fault,
+        failure: None,
         rule: asr_suite::judge::UNATTRIBUTED.to_owned(),
         detail,
     }])
@@ -553,9 +644,12 @@ fn judged(format: &str, session: &Native, outputs: &[(String, Vec<u8>)]) -> Vec<
             .find(|r| r.contains(&rule))
             .cloned()
             .unwrap_or_else(|| detail.clone());
-        findings
-            .entry((kind, rule.clone()))
-            .or_insert(Finding { kind, rule, detail });
+        findings.entry((kind, rule.clone())).or_insert(Finding {
+            kind,
+            failure: Some(attribution.kind),
+            rule,
+            detail,
+        });
     }
     findings.into_values().collect()
 }
@@ -613,7 +707,12 @@ fn write_fixture(
         .join("found")
         .join(asr_suite::source::SOURCES_DIR)
         .join(&generated.format)
-        .join(format!("fuzz_{rule}_{seed}_{iteration}"));
+        .join(if finding.kind == Kind::NonStrict {
+            // Apart from a hard failure under the same rule in the same session.
+            format!("fuzz_{rule}_non_strict_{seed}_{iteration}")
+        } else {
+            format!("fuzz_{rule}_{seed}_{iteration}")
+        });
     let source = dir.join("source");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&source)

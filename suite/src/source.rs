@@ -278,7 +278,7 @@ pub fn property_failures(
         .into_iter()
         .map(|broken| OutputFailure {
             rule: broken.rule.to_owned(),
-            message: broken.to_string(),
+            message: format!("{} (what every conversion keeps): {broken}", broken.rule),
             kind: Failure::Fidelity,
             warning: broken.warning,
             decision: broken.decision.map(str::to_owned),

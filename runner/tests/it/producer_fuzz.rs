@@ -4,7 +4,9 @@
 //! each failure shrunk to a fixture of a few turns that `--promote` adds to a corpus whose
 //! lints accept it, and that `run` then fails the broken converter on.
 
-use crate::helpers::{asr_ctk, copy_dir, corpus, root, scratch};
+use crate::helpers::{
+    asr_ctk, assert_report_meets_its_schema, copy_dir, corpus, report_json_in, root, scratch,
+};
 use asr_suite::source::{FixtureProvenance, FixtureSidecar, SourceFixture, load_fixtures};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -172,17 +174,16 @@ fn the_broken_converter_is_found_shrunk_and_promoted_into_a_corpus_whose_lints_a
         ],
     );
     assert_eq!(code, Some(1), "{text}");
-    // Bug (a) writes a text trimmed to nothing as null: an invalid stream, a hard failure.
-    // Bug (b) leaves a message of thoughts alone without content: a warning, non-strict.
+    // Bug (a) trims texts (ASR-211, hard) and writes one trimmed to nothing as null (an
+    // invalid stream, hard). Bug (b) drops the thoughts: summary texts lost, non-strict on the
+    // kit's decision. Bug (c) writes a person's authorship on every prompt (ASR-202).
     let hard = section(&text, "hard failures:");
     let non_strict = section(&text, "non-strict failures");
     assert!(hard.iter().any(|l| l.starts_with("  ASR-X-016 ")), "{text}");
     assert!(
-        non_strict.iter().any(|l| l.starts_with("  ASR-X-017 ")),
-        "{text}"
-    );
-    assert!(
-        !hard.iter().any(|l| l.starts_with("  ASR-X-017 ")),
+        non_strict
+            .iter()
+            .any(|l| l.starts_with("  ASR-211 ") && l.contains("summary text")),
         "{text}"
     );
     // Each planted bug is found under its rule too.
@@ -191,6 +192,7 @@ fn the_broken_converter_is_found_shrunk_and_promoted_into_a_corpus_whose_lints_a
     }
     let dirs = found(&out, "gemini-cli-json");
     assert!(dirs.len() >= 2, "{text}");
+    campaign_reported(&out, 60, &dirs, &judged);
     for dir in &dirs {
         let sidecar: FixtureSidecar = serde_json::from_str(
             &std::fs::read_to_string(dir.join("fixture.json")).expect("fixture.json"),
@@ -378,4 +380,60 @@ fn an_error_answer_is_a_fault_filed_under_no_rule_and_shrunk_to_no_turn_at_all()
         session["messages"].as_array().is_some_and(Vec::is_empty),
         "every turn goes when the fault stays: {session:#}"
     );
+}
+
+/// The campaign's report in `out` meets its schema and adds up: every one of `iterations`
+/// sessions counted once, each as valid (a producer's sessions break no clause), each rule's
+/// exercised count at most the answered sessions, each found case in `dirs` listed under
+/// the rule it is charged to, and each of `rules` non-conformant.
+fn campaign_reported(out: &Path, iterations: u64, dirs: &[PathBuf], rules: &[&str]) {
+    assert_report_meets_its_schema(out);
+    let report = report_json_in(out);
+    let campaign = &report["campaign"];
+    assert_eq!(campaign["role"], "producer");
+    assert_eq!(campaign["iterations"], iterations);
+    assert_eq!(campaign["valid"], iterations);
+    let answered = iterations - campaign["skipped"].as_u64().unwrap_or(0);
+    let rows = report["rules"].as_array().expect("rules");
+    let row = |rule: &str| {
+        rows.iter()
+            .find(|r| r["rule"] == rule)
+            .unwrap_or_else(|| panic!("no row of {rule}"))
+    };
+    for r in rows {
+        let exercised = r["fuzz"]["exercised"].as_u64().unwrap_or(0);
+        assert!(exercised <= answered, "{r}");
+        assert_eq!(r["fuzz"]["broken"].as_u64().unwrap_or(0), 0, "{r}");
+    }
+    for dir in dirs {
+        let name = dir
+            .strip_prefix(out.join("found"))
+            .expect("below found/")
+            .to_string_lossy()
+            .replace('\\', "/");
+        let rule = name
+            .split('/')
+            .nth(2)
+            .and_then(|n| n.strip_prefix("fuzz_"))
+            .map(|n| {
+                n.split('_')
+                    .take(2)
+                    .collect::<Vec<_>>()
+                    .join("-")
+                    .to_ascii_uppercase()
+            })
+            .expect("fuzz_<rule>_...");
+        let rule = if rule.starts_with("ASR-X") {
+            format!("ASR-X-{}", &name.split('_').nth(3).unwrap_or_default())
+        } else {
+            rule
+        };
+        let listed = row(&rule)["fuzz"]["found"]
+            .as_array()
+            .is_some_and(|f| f.iter().any(|c| c.as_str() == Some(name.as_str())));
+        assert!(listed, "{name} is not listed under {rule}: {}", row(&rule));
+    }
+    for rule in rules {
+        assert_eq!(row(rule)["verdict"], "non-conformant", "{}", row(rule));
+    }
 }

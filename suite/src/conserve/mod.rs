@@ -58,6 +58,51 @@ pub const DECISIONS: [&str; 4] = [
     DECISION_TOOLS,
 ];
 
+/// The rules whose properties the source `facts` give something to check: what a session
+/// exercises when a producer converts it (a fuzz campaign counts them).
+pub fn exercised(facts: &Facts) -> std::collections::BTreeSet<String> {
+    use crate::facts::{ItemKind, TextKind};
+    let mut rules = std::collections::BTreeSet::new();
+    if !facts.known {
+        return rules;
+    }
+    let texts = facts.items.iter().flat_map(|i| &i.texts);
+    let mut add = |rule: &str| {
+        rules.insert(rule.to_owned());
+    };
+    if texts.clone().next().is_some() {
+        add("ASR-211");
+    }
+    if texts.clone().any(|t| t.kind == TextKind::Display) {
+        add("ASR-207");
+    }
+    if facts.items.iter().any(|i| i.kind == ItemKind::Message) {
+        for rule in ["ASR-202", "ASR-203", "ASR-226"] {
+            add(rule);
+        }
+    }
+    if facts
+        .items
+        .iter()
+        .any(|i| i.kind == ItemKind::Reasoning && !i.ids.is_empty())
+    {
+        add("ASR-219");
+    }
+    if !facts.sessions.is_empty() {
+        for rule in ["ASR-402", "ASR-403", "ASR-410", "ASR-414", "ASR-421"] {
+            add(rule);
+        }
+    }
+    let pointers = facts.sessions.iter().flat_map(|s| &s.pointers);
+    if pointers.clone().next().is_some() {
+        add("ASR-404");
+    }
+    if pointers.clone().any(|p| p.meaning.is_none()) {
+        add("ASR-405");
+    }
+    rules
+}
+
 /// One property a producer's output breaks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Broken {

@@ -47,7 +47,7 @@
 //! let valid = Exercised::Valid(["ASR-214".to_owned()].into());
 //! campaign.record_iteration(0, &valid, &IterationOutcome::Agreed);
 //! let broken = Exercised::Broken { rule: "ASR-212".into(), clause: "ASR-212.a".into() };
-//! let lenient = Charge { rule: "ASR-212".into(), kind: ChargeKind::Failure(Failure::Lenient) };
+//! let lenient = Charge { rule: "ASR-212".into(), kind: ChargeKind::Failure(Failure::Lenient), non_strict: false };
 //! campaign.record_iteration(1, &broken, &IterationOutcome::Disagreed(vec![lenient]));
 //! campaign.record_found("ASR-212", ChargeKind::Failure(Failure::Lenient), FoundCase {
 //!     sidecar: "fuzz-out/found/ASR-212/n_fuzz_lenient_7_1.json".into(),
@@ -113,6 +113,9 @@ pub struct Charge {
     pub rule: String,
     /// How the implementation disagrees.
     pub kind: ChargeKind,
+    /// The disagreement rests on a decision of the kit, or breaks only a SHOULD: it makes
+    /// the rule non-strict, never non-conformant.
+    pub non_strict: bool,
 }
 
 /// How an implementation disagrees with the reference: a failure of an answer, in the kit's
@@ -273,6 +276,10 @@ pub struct IterationRange {
     pub last: u64,
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// One rule's part of a campaign ([`crate::conformance::RuleResult::fuzz`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -292,6 +299,10 @@ pub struct RuleCampaign {
     /// Iterations with a disagreement charged to this rule, by kind ([`ChargeKind`]'s names).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub disagreements: BTreeMap<String, u64>,
+    /// Of `disagreements` (an iteration once a kind): those whose every charge of that kind
+    /// to this rule is non-strict ([`Charge::non_strict`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub non_strict: u64,
     /// The found cases charged to this rule (names below `OUT/found/`, as the report's
     /// cases are named).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -365,15 +376,21 @@ impl Campaign {
             }
         }
         if let IterationOutcome::Disagreed(charges) = outcome {
-            let charges: BTreeSet<&Charge> = charges.iter().collect();
-            self.disagreed += u64::from(!charges.is_empty());
+            // Each rule and kind once an iteration: hard if any charge of it is.
+            let mut charged: BTreeMap<(&str, &'static str), bool> = BTreeMap::new();
             for charge in charges {
-                let kind = charge.kind.as_str().to_owned();
-                if Catalog::embedded().knows(&charge.rule) {
-                    let row = self.rules.entry(charge.rule.clone()).or_default();
-                    *row.disagreements.entry(kind).or_default() += 1;
+                *charged
+                    .entry((charge.rule.as_str(), charge.kind.as_str()))
+                    .or_default() |= !charge.non_strict;
+            }
+            self.disagreed += u64::from(!charged.is_empty());
+            for ((rule, kind), hard) in charged {
+                if Catalog::embedded().knows(rule) {
+                    let row = self.rules.entry(rule.to_owned()).or_default();
+                    *row.disagreements.entry(kind.to_owned()).or_default() += 1;
+                    row.non_strict += u64::from(!hard);
                 } else {
-                    *self.unattributed.entry(kind).or_default() += 1;
+                    *self.unattributed.entry(kind.to_owned()).or_default() += 1;
                 }
             }
         }
@@ -464,6 +481,7 @@ impl Campaign {
             mine.skipped = mine.skipped.saturating_add(theirs.skipped);
             add_counts(&mut mine.clauses, theirs.clauses);
             add_counts(&mut mine.disagreements, theirs.disagreements);
+            mine.non_strict = mine.non_strict.saturating_add(theirs.non_strict);
         }
         add_counts(&mut self.unattributed, other.unattributed);
         self.found.extend(other.found);
@@ -843,9 +861,10 @@ fn leaves(
 /// A rule's verdict over a campaign.
 fn verdict(rule: &str, fuzz: &RuleCampaign, plays: ProtocolRole) -> RuleVerdict {
     let charged: u64 = fuzz.disagreements.values().sum();
+    let hard = charged > fuzz.non_strict;
     if !binds(rule, plays) {
         RuleVerdict::NotApplicable
-    } else if charged > 0 && must(rule) {
+    } else if hard && must(rule) {
         RuleVerdict::NonConformant
     } else if charged > 0 {
         RuleVerdict::NonStrict
@@ -981,6 +1000,10 @@ fn add_counts(into: &mut BTreeMap<String, u64>, from: BTreeMap<String, u64>) {
 /// `name` below `root`, `/`-separated, without the sidecar's `.json`.
 fn case_name(root: &Path, sidecar: &Path) -> String {
     let name = relative(root, sidecar);
+    // A source fixture is named by its directory, as the corpus names it.
+    if let Some(fixture) = name.strip_suffix("/fixture.json") {
+        return fixture.to_owned();
+    }
     name.strip_suffix(".json")
         .map_or(name.clone(), str::to_owned)
 }
@@ -1070,6 +1093,7 @@ mod tests {
 
     fn charged(rule: &str, kind: ChargeKind) -> IterationOutcome {
         IterationOutcome::Disagreed(vec![Charge {
+            non_strict: false,
             rule: rule.into(),
             kind,
         }])
