@@ -202,7 +202,7 @@ pub(super) fn run(args: &Args) -> Result<u8> {
         failure: Mutex::new(None),
         campaign: Mutex::new(campaign),
     };
-    let identity = targets.first().and_then(|t| t.producer.identity().cloned());
+    let identity = targets.first().map(|t| t.producer.identity().clone());
     let started = Instant::now();
     let live = std::io::stderr().is_terminal();
     std::thread::scope(|scope| {
@@ -452,11 +452,11 @@ impl Producer {
     }
 
     /// What it said when it started.
-    fn identity(&self) -> Option<&Reply> {
-        Some(match self {
+    fn identity(&self) -> &Reply {
+        match self {
             Producer::Persistent { side, .. } => &side.identity,
             Producer::OneShot { side, .. } => &side.identity,
-        })
+        }
     }
 }
 

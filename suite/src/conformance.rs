@@ -302,7 +302,7 @@ impl ExpectationsResult {
     clippy::trivially_copy_pass_by_ref,
     reason = "the signature serde's skip_serializing_if calls"
 )]
-fn is_zero(n: &u64) -> bool {
+pub(crate) fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 

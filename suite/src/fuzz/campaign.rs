@@ -276,10 +276,6 @@ pub struct IterationRange {
     pub last: u64,
 }
 
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
 /// One rule's part of a campaign ([`crate::conformance::RuleResult::fuzz`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -301,7 +297,7 @@ pub struct RuleCampaign {
     pub disagreements: BTreeMap<String, u64>,
     /// Of `disagreements` (an iteration once a kind): those whose every charge of that kind
     /// to this rule is non-strict ([`Charge::non_strict`]).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::conformance::is_zero")]
     pub non_strict: u64,
     /// The found cases charged to this rule (names below `OUT/found/`, as the report's
     /// cases are named).
