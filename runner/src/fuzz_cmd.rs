@@ -206,45 +206,23 @@ pub fn run(args: &Args) -> Result<u8> {
         campaign: Mutex::new(campaign),
     };
     let started = Instant::now();
-    let live = std::io::stderr().is_terminal();
-    std::thread::scope(|scope| {
-        for (job, target) in targets.into_iter().enumerate() {
-            let (shared, work) = (&shared, &work);
-            scope.spawn(move || {
-                // Counted out however the job ends, a panic included, so the wait below ends.
-                let _running = Running(&shared.running);
-                let talk = Talk {
-                    timeout: timeouts.answer(args.role.protocol()),
-                    start_timeout: timeouts.start,
-                    max_reply_bytes: limits.max_reply_bytes,
-                    check: None,
-                    retention: None,
-                };
-                let path = work.join(format!("stream-{job}"));
-                if let Err(e) = fuzz_job(args, target, talk, shared, deadline, &path) {
-                    lock(&shared.failure).get_or_insert(e);
-                }
-            });
-        }
-        let mut last_line = Instant::now();
-        while shared.running.load(Ordering::SeqCst) > 0 {
-            std::thread::sleep(Duration::from_millis(20));
-            // On a terminal, one line redrawn twice a second; elsewhere (a CI log) a line of
-            // its own every PROGRESS_LOG, so that a long run is never silent.
-            let every = if live {
-                Duration::from_millis(500)
-            } else {
-                PROGRESS_LOG
+    run_jobs(
+        targets,
+        &shared.running,
+        &shared.failure,
+        |job, target| {
+            let talk = Talk {
+                timeout: timeouts.answer(args.role.protocol()),
+                start_timeout: timeouts.start,
+                max_reply_bytes: limits.max_reply_bytes,
+                check: None,
+                retention: None,
             };
-            if last_line.elapsed() >= every {
-                last_line = Instant::now();
-                print_live(&shared, started, live);
-            }
-        }
-    });
-    if live {
-        eprintln!();
-    }
+            let path = work.join(format!("stream-{job}"));
+            fuzz_job(args, target, talk, &shared, deadline, &path)
+        },
+        |live| print_live(&shared, started, live),
+    );
     let _ = std::fs::remove_dir_all(&work);
     if let Some(failure) = lock(&shared.failure).take() {
         return Err(failure);
@@ -502,6 +480,50 @@ fn write_campaign_reports(
     let mut report = campaign.into_report(adapter);
     report.interrupted = supervise::interrupted();
     crate::run::write_report_files(&report, &found_dir, &stream_files, out)
+}
+
+/// Runs `job` on each target, a thread each, until every one ends, saying how far the
+/// campaign is with `progress` (its argument: whether stderr is a terminal); the first error
+/// of a job is kept in `failure`, and the others stop at their next iteration.
+fn run_jobs<T: Send>(
+    targets: Vec<T>,
+    running: &AtomicUsize,
+    failure: &Mutex<Option<anyhow::Error>>,
+    job: impl Fn(usize, T) -> Result<()> + Sync,
+    progress: impl Fn(bool),
+) {
+    let live = std::io::stderr().is_terminal();
+    running.store(targets.len(), Ordering::SeqCst);
+    std::thread::scope(|scope| {
+        for (n, target) in targets.into_iter().enumerate() {
+            let job = &job;
+            scope.spawn(move || {
+                // Counted out however the job ends, a panic included, so the wait below ends.
+                let _running = Running(running);
+                if let Err(e) = job(n, target) {
+                    lock(failure).get_or_insert(e);
+                }
+            });
+        }
+        let mut last_line = Instant::now();
+        while running.load(Ordering::SeqCst) > 0 {
+            std::thread::sleep(Duration::from_millis(20));
+            // On a terminal, one line redrawn twice a second; elsewhere (a CI log) a line of
+            // its own every PROGRESS_LOG, so that a long run is never silent.
+            let every = if live {
+                Duration::from_millis(500)
+            } else {
+                PROGRESS_LOG
+            };
+            if last_line.elapsed() >= every {
+                last_line = Instant::now();
+                progress(live);
+            }
+        }
+    });
+    if live {
+        eprintln!();
+    }
 }
 
 /// How often a run whose stderr is no terminal says how far it is.

@@ -8,9 +8,7 @@
 //! source fixture under `OUT/found/sources/<format>/` (provenance `fuzzed`, no golden), so
 //! that `asr-ctk run --cases OUT/found --role producer` runs it again.
 
-use super::{
-    Args, MAX_JOBS, PROGRESS_LOG, Running, brief, lock, per_second, write_campaign_reports,
-};
+use super::{Args, MAX_JOBS, brief, lock, per_second, run_jobs, write_campaign_reports};
 use crate::exit;
 use crate::run::adapter::{Persistent, Talk, describe};
 use crate::run::produce::{self, Produced};
@@ -32,7 +30,7 @@ use asr_suite::source::{
     FixtureExpect, FixtureProvenance, FixtureSidecar, ProducerExpect, SourceFixture,
 };
 use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -204,34 +202,13 @@ pub(super) fn run(args: &Args) -> Result<u8> {
     };
     let identity = targets.first().map(|t| t.producer.identity().clone());
     let started = Instant::now();
-    let live = std::io::stderr().is_terminal();
-    std::thread::scope(|scope| {
-        for target in targets {
-            let (shared, formats) = (&shared, &formats);
-            scope.spawn(move || {
-                let _running = Running(&shared.running);
-                if let Err(e) = fuzz_job(args, target, talk, shared, deadline, formats) {
-                    lock(&shared.failure).get_or_insert(e);
-                }
-            });
-        }
-        let mut last_line = Instant::now();
-        while shared.running.load(Ordering::SeqCst) > 0 {
-            std::thread::sleep(Duration::from_millis(20));
-            let every = if live {
-                Duration::from_millis(500)
-            } else {
-                PROGRESS_LOG
-            };
-            if last_line.elapsed() >= every {
-                last_line = Instant::now();
-                print_live(&shared, started, live);
-            }
-        }
-    });
-    if live {
-        eprintln!();
-    }
+    run_jobs(
+        targets,
+        &shared.running,
+        &shared.failure,
+        |_, target| fuzz_job(args, target, talk, &shared, deadline, &formats),
+        |live| print_live(&shared, started, live),
+    );
     let _ = std::fs::remove_dir_all(&work);
     if let Some(failure) = lock(&shared.failure).take() {
         return Err(failure);
