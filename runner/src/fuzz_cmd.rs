@@ -121,7 +121,7 @@ enum Subject {
     Broken { clause: &'static str, rule: String },
 }
 
-/// Disagreements of one kind under one rule.
+/// Disagreements (or a producer's failures) of one kind under one rule.
 #[derive(Debug, Default)]
 struct Tally {
     count: u64,
@@ -129,6 +129,20 @@ struct Tally {
     kept: usize,
     written: Vec<PathBuf>,
     example: String,
+}
+
+impl Tally {
+    /// Counts one more, said as `detail`; whether it is to be shrunk and written (at most
+    /// `keep` are).
+    fn count(&mut self, detail: &str, keep: usize) -> bool {
+        self.count += 1;
+        if self.example.is_empty() {
+            detail.clone_into(&mut self.example);
+        }
+        let kept = self.kept < keep;
+        self.kept += usize::from(kept);
+        kept
+    }
 }
 
 pub fn run(args: &Args) -> Result<u8> {
@@ -371,17 +385,10 @@ fn fuzz_job(
             };
             for disagreement in found {
                 let key = (disagreement.kind, disagreement.rule.clone());
-                let keep = {
-                    let mut tallies = lock(&shared.tallies);
-                    let tally = tallies.entry(key.clone()).or_default();
-                    tally.count += 1;
-                    if tally.example.is_empty() {
-                        tally.example.clone_from(&disagreement.detail);
-                    }
-                    let keep = tally.kept < args.keep;
-                    tally.kept += usize::from(keep);
-                    keep
-                };
+                let keep = lock(&shared.tallies)
+                    .entry(key.clone())
+                    .or_default()
+                    .count(&disagreement.detail, args.keep);
                 if !keep {
                     continue;
                 }

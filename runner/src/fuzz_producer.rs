@@ -8,7 +8,7 @@
 //! source fixture under `OUT/found/sources/<format>/` (provenance `fuzzed`, no golden), so
 //! that `asr-ctk run --cases OUT/found --role producer` runs it again.
 
-use super::{Args, MAX_JOBS, brief, lock, per_second, run_jobs, write_campaign_reports};
+use super::{Args, MAX_JOBS, Tally, brief, lock, per_second, run_jobs, write_campaign_reports};
 use crate::exit;
 use crate::run::adapter::{Persistent, Talk, describe};
 use crate::run::produce::{self, Produced};
@@ -83,15 +83,6 @@ impl Finding {
             non_strict: self.kind == Kind::NonStrict,
         }
     }
-}
-
-/// Failures of one kind under one rule, by format.
-#[derive(Debug, Default)]
-struct Tally {
-    count: u64,
-    kept: usize,
-    written: Vec<PathBuf>,
-    example: String,
 }
 
 /// What the jobs share.
@@ -304,17 +295,10 @@ fn fuzz_job(
             lock(&shared.campaign).record_iteration(iteration, &exercised, &outcome);
             for finding in findings {
                 let key = (finding.kind, finding.rule.clone(), format.to_owned());
-                let keep = {
-                    let mut tallies = lock(&shared.tallies);
-                    let tally = tallies.entry(key.clone()).or_default();
-                    tally.count += 1;
-                    if tally.example.is_empty() {
-                        tally.example.clone_from(&finding.detail);
-                    }
-                    let keep = tally.kept < args.keep;
-                    tally.kept += usize::from(keep);
-                    keep
-                };
+                let keep = lock(&shared.tallies)
+                    .entry(key.clone())
+                    .or_default()
+                    .count(&finding.detail, args.keep);
                 if !keep {
                     continue;
                 }
