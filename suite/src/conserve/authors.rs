@@ -60,10 +60,11 @@ pub(super) fn check(facts: &Facts, out: &Output<'_>, broken: &mut Vec<Broken>) {
                         by_text
                     };
                     // A text the facts do not hold may sit on a line the reader could not
-                    // make out: only a source read whole shows it invented.
-                    if known.contains(&Writer::Person)
-                        || (known.is_empty() && !facts.unknown.is_empty())
-                    {
+                    // make out: it is invented only when it is nowhere in the source.
+                    let unread = known.is_empty()
+                        && (facts.unread.contains(text)
+                            || facts.unread.iter().any(|s| s.contains(text)));
+                    if known.contains(&Writer::Person) || unread {
                         continue;
                     }
                     let inserted = known.iter().find(|w| w.is_inserted());

@@ -494,3 +494,21 @@ fn facts_of_a_format_the_kit_cannot_read_break_nothing() {
     unread.known = false;
     assert_eq!(broken_with(&unread, &[json!({"type":"session"})]), []);
 }
+
+#[test]
+fn a_human_author_on_a_text_the_source_does_not_hold_is_asr_202_even_beside_unread_lines() {
+    let mut with = facts();
+    with.unknown.push(at(9));
+    with.unread.insert("A line the reader did not know.".into());
+    let mut invented = records();
+    invented.push(json!({"type":"message","seq":7,"id":"r7","messageId":"x1","role":"user","author":"human","content":[{"type":"text","text":"Nobody wrote this."}]}));
+    assert_eq!(
+        charged(&broken_with(&with, &invented)),
+        [("ASR-202", None, false)]
+    );
+    // A text on a line the reader did not know may be a person's: not charged.
+    let mut unread = records();
+    unread.push(json!({"type":"message","seq":7,"id":"r7","messageId":"x1","role":"user","author":"human","content":[{"type":"text","text":"A line the reader did not know."}]}));
+    let found = broken_with(&with, &unread);
+    assert!(!found.iter().any(|b| b.rule == "ASR-202"), "{found:?}");
+}

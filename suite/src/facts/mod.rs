@@ -69,7 +69,38 @@ pub fn read(format: &str, files: &[(String, Vec<u8>)]) -> Facts {
         "aun-message-json" => aun::read(&files, &mut facts),
         _ => {}
     }
+    facts.unread = unread_strings(&files, &facts.unknown);
     facts
+}
+
+/// Every string of the lines (or files) `unknown` names, as JSON strings where they parse,
+/// else the lines' text.
+fn unread_strings(
+    files: &[&(String, Vec<u8>)],
+    unknown: &[Location],
+) -> std::collections::BTreeSet<String> {
+    let mut strings = std::collections::BTreeSet::new();
+    for place in unknown {
+        let Some((_, bytes)) = files.iter().find(|(name, _)| *name == place.file) else {
+            continue;
+        };
+        let text: &[u8] = match place.line {
+            Some(n) => bytes
+                .split(|b| *b == b'\n')
+                .nth(n.saturating_sub(1))
+                .unwrap_or_default(),
+            None => bytes,
+        };
+        match serde_json::from_slice::<Value>(text) {
+            Ok(value) => each_string(&value, "", &mut |_, s| {
+                strings.insert(s.to_owned());
+            }),
+            Err(_) => {
+                strings.insert(String::from_utf8_lossy(text).into_owned());
+            }
+        }
+    }
+    strings
 }
 
 /// What a native session stores.
@@ -85,8 +116,12 @@ pub struct Facts {
     /// The native items, in the source's order (files in name order, then each file's own
     /// order).
     pub items: Vec<Item>,
-    /// What the reader could not make out: never a failure, never read by a property.
+    /// What the reader could not make out: never a failure, and no property rests on it.
     pub unknown: Vec<Location>,
+    /// The strings of what the reader could not make out: a text an output holds that no
+    /// fact holds may come from there, so it is not taken for an invented one.
+    #[serde(skip)]
+    pub unread: std::collections::BTreeSet<String>,
 }
 
 /// Where a fact sits in the source.
