@@ -96,13 +96,13 @@ impl State {
             },
             Wait::CopiedLocal => match found
                 .iter()
-                .find(|&&n| Some(self.index.id(n)) != place.id.as_deref())
+                .find(|&&n| self.index.line(n) != place.line)
                 .or(found.last())
             {
                 // An original on a later line with a lower seq (seq out of line order, itself
                 // ASR-X-008) has the lower seq ASR-413 asks for: seq decides, not the line.
                 Some(&n)
-                    if Some(self.index.id(n)) != place.id.as_deref()
+                    if self.index.line(n) != place.line
                         && self
                             .index
                             .seq(n)

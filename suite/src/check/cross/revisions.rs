@@ -84,12 +84,13 @@ impl State {
         if !local {
             return;
         }
-        let own_id = place.id.as_deref().unwrap_or("");
+        // The copy itself is not its original; a record that only shares its id (the copy
+        // reusing the original's id, ASR-X-009) may well be.
         match self
             .index
             .resolve(target)
             .into_iter()
-            .find(|&n| self.index.id(n) != own_id)
+            .find(|&n| self.index.line(n) != place.line)
         {
             Some(found) => {
                 let theirs = self.index.seq(found);
