@@ -212,7 +212,12 @@ pub fn parse_session_ref(text: &str) -> Result<SessionRef<'_>, SessionRefError> 
     if agent.is_empty() || agent.contains('%') {
         return Err(SessionRefError::NoAgent);
     }
-    if agent.chars().any(|c| c.is_whitespace() || c.is_control()) {
+    // White space as the schemas' pattern has it (ECMA-262 `\s`, which holds U+FEFF), and
+    // control characters: the validator and the reader read one grammar.
+    if agent
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control() || c == '\u{feff}')
+    {
         return Err(SessionRefError::BadCharacter);
     }
     if path.is_empty() {
@@ -375,5 +380,116 @@ mod tests {
             let once = canonical(text);
             assert_eq!(canonical(&once), once, "{text}");
         }
+    }
+}
+
+#[cfg(test)]
+mod agreement {
+    //! The validator (the schemas' `SessionRef` patterns) and the reader and checker
+    //! ([`parse_session_ref`]) agree on what a session reference is: over every string of
+    //! the corpus's streams that has a `:`, and over the hard ones.
+
+    use super::parse_session_ref;
+    use serde_json::Value;
+
+    fn pattern_holds(name: &str, text: &str) -> bool {
+        let common: Value =
+            serde_json::from_str(include_str!("../../schemas/common.schema.json")).expect("JSON");
+        let pattern = common["$defs"][name]["pattern"].clone();
+        let schema = serde_json::json!({"type": "string", "pattern": pattern});
+        jsonschema::validator_for(&schema)
+            .expect("compiles")
+            .is_valid(&Value::String(text.to_owned()))
+    }
+
+    fn agree(text: &str) -> Result<(), String> {
+        let parsed = parse_session_ref(text);
+        let by_schema = pattern_holds("SessionRef", text);
+        let without = pattern_holds("SessionRefNoFragment", text);
+        let with = pattern_holds("SessionRefWithFragment", text);
+        let fragment = parsed.as_ref().is_ok_and(|r| r.fragment.is_some());
+        if parsed.is_ok() == by_schema
+            && without == (parsed.is_ok() && !fragment)
+            && with == (parsed.is_ok() && fragment)
+        {
+            Ok(())
+        } else {
+            Err(format!(
+                "{text:?}: the parser says {:?}, the schema {by_schema} (without a # part {without}, with one {with})",
+                parsed.map(|r| r.canonical())
+            ))
+        }
+    }
+
+    #[test]
+    fn the_schema_and_the_parser_agree_on_the_hard_ones() {
+        let hard = [
+            "codex:019a",
+            "codex:a%3Ab",
+            "codex:a%3",
+            "codex:a%zz",
+            "codex",
+            ":id",
+            "codex:",
+            "codex:id#",
+            "codex:id#callId=c1",
+            "codex:id#line\nbreak",
+            "co dex:id",
+            "co\u{a0}dex:id",
+            "co\u{feff}dex:id",
+            "co\u{85}dex:id",
+            "co\u{7f}dex:id",
+            "codex:kid\u{85}x",
+            "codex:kid\u{7f}x",
+            "codex:kid\u{9f}x",
+            "codex:kid\u{a0}x",
+            "codex:kid\u{1}x",
+            "codex:kid\tx",
+            "codex:kid x",
+            "codex:a#b#c",
+            "a#b:c",
+            "codex:ns:id",
+            "codex:ns%3Aid",
+            "t3-code:6f1d:thread%3Adelegated#callId=c1",
+            "codex:\u{2028}",
+            "co\u{2028}dex:id",
+            "co\u{3000}dex:id",
+            "c%d:id",
+            "codex:%",
+        ];
+        let disagreements: Vec<String> = hard.iter().filter_map(|t| agree(t).err()).collect();
+        assert!(disagreements.is_empty(), "{disagreements:#?}");
+    }
+
+    #[test]
+    fn the_schema_and_the_parser_agree_on_every_session_string_of_the_corpus() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+        let mut texts = std::collections::BTreeSet::new();
+        let mut stack = vec![root];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir)
+                .expect("a corpus directory")
+                .flatten()
+            {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "jsonl") {
+                    let bytes = std::fs::read(&path).expect("a stream");
+                    for line in bytes.split(|b| *b == b'\n') {
+                        if let Ok(value) = serde_json::from_slice::<Value>(line) {
+                            crate::facts::each_string(&value, "", &mut |_, s| {
+                                if s.contains(':') && s.len() < 300 {
+                                    texts.insert(s.to_owned());
+                                }
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        assert!(texts.len() > 200, "{} strings", texts.len());
+        let disagreements: Vec<String> = texts.iter().filter_map(|t| agree(t).err()).collect();
+        assert!(disagreements.is_empty(), "{disagreements:#?}");
     }
 }
