@@ -149,16 +149,12 @@ pub fn run(args: &Args) -> Result<u8> {
     if args.role == RunRole::Producer {
         return fuzz_producer::run(args);
     }
-    let timeouts = args.timeouts.timeouts()?;
-    anyhow::ensure!(
-        (1..=MAX_JOBS).contains(&args.jobs),
-        "--jobs must be from 1 to {MAX_JOBS}"
-    );
-    let promote_into = args
-        .promote
-        .then(|| crate::promote::corpus_root(args.cases.as_deref()))
-        .transpose()?;
-    let limits = args.limits.limits()?;
+    let Setup {
+        timeouts,
+        limits,
+        promote_into,
+        work,
+    } = setup(args)?;
     let command = if args.adapter == "reference" {
         crate::run::reference_command(limits)?
     } else {
@@ -171,10 +167,6 @@ pub fn run(args: &Args) -> Result<u8> {
         check: None,
         retention: None,
     };
-    let work = args.out.join("work");
-    std::fs::create_dir_all(&work)
-        .with_context(|| format!("failed to create {}", work.display()))?;
-    supervise::init().context("failed to set up the supervision of adapters")?;
     let mut targets = Vec::with_capacity(args.jobs);
     for _ in 0..args.jobs {
         match Driver::start(&command, talk, args.oneshot) {
@@ -191,10 +183,7 @@ pub fn run(args: &Args) -> Result<u8> {
             }
         }
     }
-    let deadline = match (args.iterations, args.seconds) {
-        (Some(_), _) => None,
-        (None, seconds) => Some(Instant::now() + Duration::from_secs_f64(seconds.unwrap_or(60.0))),
-    };
+    let deadline = deadline(args);
     let identity = targets.first().map(|t| t.side.identity().clone());
     let mut options = Vec::new();
     if args.oneshot {
@@ -487,6 +476,50 @@ fn write_campaign_reports(
     let mut report = campaign.into_report(adapter);
     report.interrupted = supervise::interrupted();
     crate::run::write_report_files(&report, &found_dir, &stream_files, out)
+}
+
+/// What a fuzz run of any role sets up from its arguments before it starts an adapter.
+struct Setup {
+    timeouts: crate::timeouts::Timeouts,
+    limits: crate::limits::Limits,
+    /// The corpus `--promote` adds to.
+    promote_into: Option<PathBuf>,
+    /// `OUT/work`, made, where the jobs write what they send.
+    work: PathBuf,
+}
+
+/// Checks the arguments every role shares, makes `OUT/work` and sets up the supervision of
+/// adapters.
+fn setup(args: &Args) -> Result<Setup> {
+    let timeouts = args.timeouts.timeouts()?;
+    anyhow::ensure!(
+        (1..=MAX_JOBS).contains(&args.jobs),
+        "--jobs must be from 1 to {MAX_JOBS}"
+    );
+    let promote_into = args
+        .promote
+        .then(|| crate::promote::corpus_root(args.cases.as_deref()))
+        .transpose()?;
+    let limits = args.limits.limits()?;
+    let work = args.out.join("work");
+    std::fs::create_dir_all(&work)
+        .with_context(|| format!("failed to create {}", work.display()))?;
+    supervise::init().context("failed to set up the supervision of adapters")?;
+    Ok(Setup {
+        timeouts,
+        limits,
+        promote_into,
+        work,
+    })
+}
+
+/// When a run bounded by time ends: `--seconds` from now (60 by default), unless
+/// `--iterations` bounds it.
+fn deadline(args: &Args) -> Option<Instant> {
+    match (args.iterations, args.seconds) {
+        (Some(_), _) => None,
+        (None, seconds) => Some(Instant::now() + Duration::from_secs_f64(seconds.unwrap_or(60.0))),
+    }
 }
 
 /// Runs `job` on each target, a thread each, until every one ends, saying how far the

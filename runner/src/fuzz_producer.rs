@@ -8,7 +8,9 @@
 //! source fixture under `OUT/found/sources/<format>/` (provenance `fuzzed`, no golden), so
 //! that `asr-ctk run --cases OUT/found --role producer` runs it again.
 
-use super::{Args, MAX_JOBS, Tally, brief, lock, per_second, run_jobs, write_campaign_reports};
+use super::{
+    Args, Setup, Tally, brief, deadline, lock, per_second, run_jobs, setup, write_campaign_reports,
+};
 use crate::exit;
 use crate::run::adapter::{Persistent, Talk, describe};
 use crate::run::produce::{self, Produced};
@@ -34,7 +36,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Candidates tried when shrinking a failure: each is a conversion by the producer.
 const SHRINK_BUDGET: usize = 150;
@@ -116,23 +118,18 @@ pub(super) fn run(args: &Args) -> Result<u8> {
         }
         None => native::formats(),
     };
-    let timeouts = args.timeouts.timeouts()?;
+    // Refused before anything is made in OUT.
     anyhow::ensure!(
-        (1..=MAX_JOBS).contains(&args.jobs),
-        "--jobs must be from 1 to {MAX_JOBS}"
+        args.adapter != "reference",
+        "the reference is no producer: give a producer's adapter command with --adapter"
     );
-    let promote_into = args
-        .promote
-        .then(|| crate::promote::corpus_root(args.cases.as_deref()))
-        .transpose()?;
-    let limits = args.limits.limits()?;
-    let command = if args.adapter == "reference" {
-        anyhow::bail!(
-            "the reference is no producer: give a producer's adapter command with --adapter"
-        );
-    } else {
-        crate::run::adapter_command(&args.adapter)?
-    };
+    let Setup {
+        timeouts,
+        limits,
+        promote_into,
+        work,
+    } = setup(args)?;
+    let command = crate::run::adapter_command(&args.adapter)?;
     let talk = Talk {
         timeout: timeouts.answer(ProtocolRole::Producer),
         start_timeout: timeouts.start,
@@ -140,10 +137,6 @@ pub(super) fn run(args: &Args) -> Result<u8> {
         check: None,
         retention: None,
     };
-    let work = args.out.join("work");
-    std::fs::create_dir_all(&work)
-        .with_context(|| format!("failed to create {}", work.display()))?;
-    supervise::init().context("failed to set up the supervision of adapters")?;
     let mut targets = Vec::with_capacity(args.jobs);
     for job in 0..args.jobs {
         match Producer::start(&command, talk, args.oneshot) {
@@ -160,10 +153,7 @@ pub(super) fn run(args: &Args) -> Result<u8> {
             }
         }
     }
-    let deadline = match (args.iterations, args.seconds) {
-        (Some(_), _) => None,
-        (None, seconds) => Some(Instant::now() + Duration::from_secs_f64(seconds.unwrap_or(60.0))),
-    };
+    let deadline = deadline(args);
     let mut options = Vec::new();
     if let Some(format) = &args.format {
         options.extend(["--format".to_owned(), format.clone()]);
