@@ -241,16 +241,7 @@ pub fn run(args: &Args) -> Result<u8> {
     print_summary(&tallies, iterations, elapsed, args)?;
     if let Some(corpus) = promote_into {
         let found: Vec<PathBuf> = tallies.values().flat_map(|t| t.written.clone()).collect();
-        for promoted in crate::promote::promote(&corpus, &found)? {
-            match promoted.outcome {
-                Ok((name, id)) => println!("promoted: {name} ({id})"),
-                Err(why) => println!(
-                    "not promoted: {}: {}",
-                    promoted.from.display(),
-                    escape_controls(&why)
-                ),
-            }
-        }
+        say_promoted(&crate::promote::promote(&corpus, &found)?);
     }
     Ok(if supervise::interrupted() {
         exit::INTERRUPTED
@@ -476,6 +467,20 @@ fn write_campaign_reports(
     let mut report = campaign.into_report(adapter);
     report.interrupted = supervise::interrupted();
     crate::run::write_report_files(&report, &found_dir, &stream_files, out)
+}
+
+/// Says what became of each case `--promote` took to the corpus.
+fn say_promoted(promoted: &[crate::promote::Promoted]) {
+    for promoted in promoted {
+        match &promoted.outcome {
+            Ok((name, id)) => println!("promoted: {name} ({id})"),
+            Err(why) => println!(
+                "not promoted: {}: {}",
+                promoted.from.display(),
+                escape_controls(why)
+            ),
+        }
+    }
 }
 
 /// What a fuzz run of any role sets up from its arguments before it starts an adapter.

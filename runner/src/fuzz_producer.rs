@@ -9,7 +9,8 @@
 //! that `asr-ctk run --cases OUT/found --role producer` runs it again.
 
 use super::{
-    Args, Setup, Tally, brief, deadline, lock, per_second, run_jobs, setup, write_campaign_reports,
+    Args, Setup, Tally, brief, deadline, lock, per_second, run_jobs, say_promoted, setup,
+    write_campaign_reports,
 };
 use crate::exit;
 use crate::run::adapter::{Persistent, Talk, describe};
@@ -209,16 +210,7 @@ pub(super) fn run(args: &Args) -> Result<u8> {
     print_summary(&tallies, &skips, counts, elapsed, args)?;
     if let Some(corpus) = promote_into {
         let found: Vec<PathBuf> = tallies.values().flat_map(|t| t.written.clone()).collect();
-        for promoted in crate::promote::promote_fixtures(&corpus, &found)? {
-            match promoted.outcome {
-                Ok((name, id)) => println!("promoted: {name} ({id})"),
-                Err(why) => println!(
-                    "not promoted: {}: {}",
-                    promoted.from.display(),
-                    escape_controls(&why)
-                ),
-            }
-        }
+        say_promoted(&crate::promote::promote_fixtures(&corpus, &found)?);
     }
     Ok(if supervise::interrupted() {
         exit::INTERRUPTED
