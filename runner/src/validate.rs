@@ -3,6 +3,7 @@
 use crate::{FindingsFormat, exit, progress};
 use anyhow::{Context, Result};
 use asr_suite::check::{CheckOptions, DEFAULT_MAX_LINE_BYTES, StreamReport, check_related};
+use asr_suite::render::escape_controls;
 use asr_suite::render::sarif;
 use asr_suite::report::FileReport;
 use asr_suite::walk;
@@ -137,12 +138,18 @@ fn print_human(out: &mut impl Write, report: &FileReport) -> io::Result<()> {
         let at = if d.pointer.is_empty() {
             String::new()
         } else {
-            format!(" at {}", d.pointer)
+            format!(" at {}", escape_controls(&d.pointer))
         };
+        // A message quotes the stream: a C1 control (U+009B starts a terminal's control
+        // sequence) is escaped like any other, never written raw to a terminal.
         writeln!(
             out,
             "{}:{}: {}[{}]{mark}{at}: {}",
-            report.file, d.line, d.severity, d.rule, d.message
+            escape_controls(&report.file),
+            d.line,
+            d.severity,
+            d.rule,
+            escape_controls(&d.message)
         )?;
     }
     // What each rule cited requires, once, after its findings.
@@ -155,7 +162,7 @@ fn print_human(out: &mut impl Write, report: &FileReport) -> io::Result<()> {
     writeln!(
         out,
         "{}: {}, {} records; ASR rules: {} errors, {} warnings, {} notices; inferred checks: {} errors, {} warnings, {} notices",
-        report.file,
+        escape_controls(&report.file),
         if report.valid { "valid" } else { "invalid" },
         report.records,
         c.asr.error,

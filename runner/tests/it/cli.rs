@@ -55,6 +55,29 @@ fn an_invalid_stream_exits_1_with_compiler_like_lines() {
 }
 
 #[test]
+fn a_control_character_the_stream_holds_is_escaped_in_what_validate_prints() {
+    let d = dir("controls");
+    // U+009B starts a control sequence on a terminal; U+001B is ESC.
+    let path = file(
+        &d,
+        "c1.jsonl",
+        &[
+            HEADER,
+            r#"{"type":"subagent","seq":1,"id":"r1","childSession":"codex:a\u009b2Jb\u001b[31m"}"#,
+        ],
+    );
+    let output = asr_ctk(&["validate", &path]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let text = stdout(&output);
+    assert!(text.contains("error[ASR-411]"), "{text}");
+    assert!(text.contains("\\u{9b}2Jb"), "{text}");
+    assert!(
+        !text.chars().any(|c| c.is_control() && c != '\n'),
+        "a raw control character: {text:?}"
+    );
+}
+
+#[test]
 fn json_output_is_one_report_per_file_matching_its_schema() {
     let d = dir("json");
     let good = file(&d, "a.jsonl", &[HEADER, MESSAGE]);
