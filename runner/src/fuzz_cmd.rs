@@ -469,6 +469,16 @@ fn write_campaign_reports(
     crate::run::write_report_files(&report, &found_dir, &stream_files, out)
 }
 
+/// The command that runs the found cases of a campaign of `role` again.
+fn rerun(args: &Args, role: &str) -> String {
+    format!(
+        "re-run them: asr-ctk run --cases {} --role {role} --adapter {}{}",
+        shell_words::quote(&args.out.join("found").to_string_lossy()),
+        shell_words::quote(&args.adapter),
+        if args.oneshot { " --oneshot" } else { "" }
+    )
+}
+
 /// Says what became of each case `--promote` took to the corpus.
 fn say_promoted(promoted: &[crate::promote::Promoted]) {
     for promoted in promoted {
@@ -1052,14 +1062,7 @@ fn print_summary(
         }
     }
     if !tallies.is_empty() {
-        writeln!(
-            out,
-            "re-run them: asr-ctk run --cases {} --role {} --adapter {}{}",
-            shell_words::quote(&args.out.join("found").to_string_lossy()),
-            args.stream_role().name(),
-            shell_words::quote(&args.adapter),
-            if args.oneshot { " --oneshot" } else { "" }
-        )?;
+        writeln!(out, "{}", rerun(args, args.stream_role().name()))?;
     }
     writeln!(
         out,

@@ -9,7 +9,7 @@
 //! that `asr-ctk run --cases OUT/found --role producer` runs it again.
 
 use super::{
-    Args, Setup, Tally, brief, deadline, lock, per_second, run_jobs, say_promoted, setup,
+    Args, Setup, Tally, brief, deadline, lock, per_second, rerun, run_jobs, say_promoted, setup,
     write_campaign_reports,
 };
 use crate::exit;
@@ -764,13 +764,7 @@ fn print_summary(
         }
     }
     if !tallies.is_empty() {
-        writeln!(
-            out,
-            "re-run them: asr-ctk run --cases {} --role producer --adapter {}{}",
-            shell_words::quote(&args.out.join("found").to_string_lossy()),
-            shell_words::quote(&args.adapter),
-            if args.oneshot { " --oneshot" } else { "" }
-        )?;
+        writeln!(out, "{}", rerun(args, "producer"))?;
     }
     out.flush()?;
     Ok(())
