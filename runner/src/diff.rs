@@ -192,32 +192,29 @@ fn compare(
     let mut out = Vec::new();
     for (index, (x, y)) in a.iter().zip(b).enumerate() {
         let mut found = if role == ProtocolRole::Reader {
-            if x.reading == y.reading && x.valid == y.valid {
-                // Nothing to attribute: the stream is not read for the kinds of its records,
-                // which hold every line of it.
-                continue;
-            }
-            let null = serde_json::Value::Null;
-            let kinds = Kinds::of_stream(
-                &case
-                    .streams
-                    .get(index)
-                    .and_then(|(_, path)| std::fs::read(path).ok())
-                    .unwrap_or_default(),
-            );
-            let mut found = diff_readings(
-                x.reading.as_ref().map_or(&null, ReadingAnswer::json),
-                y.reading.as_ref().map_or(&null, ReadingAnswer::json),
-                &kinds,
-            );
             if x.valid != y.valid {
-                found.extend(diff_readings(
-                    &serde_json::json!({"valid": x.valid}),
-                    &serde_json::json!({"valid": y.valid}),
+                // One refused the stream: a reading sent beside a refusal is not compared
+                // (PROTOCOL.md), only the verdict is.
+                vec![verdict_difference(x, y, case)]
+            } else if !x.valid || x.reading == y.reading {
+                // Both refused, or both read it alike: nothing to attribute, and the stream
+                // is not read for the kinds of its records, which hold every line of it.
+                continue;
+            } else {
+                let null = serde_json::Value::Null;
+                let kinds = Kinds::of_stream(
+                    &case
+                        .streams
+                        .get(index)
+                        .and_then(|(_, path)| std::fs::read(path).ok())
+                        .unwrap_or_default(),
+                );
+                diff_readings(
+                    x.reading.as_ref().map_or(&null, ReadingAnswer::json),
+                    y.reading.as_ref().map_or(&null, ReadingAnswer::json),
                     &kinds,
-                ));
+                )
             }
-            found
         } else {
             validator_differences(x, y, rules)
         };
@@ -293,6 +290,34 @@ fn result(
     .capped(asr_suite::conformance::KEPT_BYTES)
 }
 
+/// Two readers differ on whether a stream can be read: charged to the first rule binding
+/// readers that the refusing side cites, else to the case's rules that bind readers
+/// (ASR-X-003, what a reader may refuse, for a stream of no case).
+fn verdict_difference(a: &StreamAnswer, b: &StreamAnswer, case: &Case) -> ReadingMismatch {
+    let catalog = asr_suite::catalog::Catalog::embedded();
+    let refusing = if a.valid { b } else { a };
+    let rule = refusing
+        .diagnostics
+        .iter()
+        .map(|d| d.rule.as_str())
+        .find(|r| catalog.binds(r, ProtocolRole::Reader))
+        .map(str::to_owned)
+        .or_else(|| {
+            asr_suite::judge::reader_rules(case)
+                .first()
+                .map(|r| (*r).to_owned())
+        })
+        .unwrap_or_else(|| "ASR-X-003".to_owned());
+    ReadingMismatch {
+        pointer: "/valid".into(),
+        rule,
+        expected: a.valid.into(),
+        actual: Some(b.valid.into()),
+        decision: None,
+        subject: None,
+    }
+}
+
 /// Where two validators differ on one stream: its verdict (under the case's first rule), and
 /// each finding one of them reports and the other does not, under the finding's own rule.
 fn validator_differences(
@@ -317,6 +342,7 @@ fn validator_differences(
             expected: a.valid.into(),
             actual: Some(b.valid.into()),
             decision: None,
+            subject: None,
         });
     }
     let absent = || serde_json::Value::from("no such finding");
@@ -327,6 +353,7 @@ fn validator_differences(
             expected: format!("{severity} {rule}").into(),
             actual: Some(absent()),
             decision: None,
+            subject: None,
         });
     }
     for (line, severity, rule) in second.difference(&first) {
@@ -336,6 +363,7 @@ fn validator_differences(
             expected: absent(),
             actual: Some(format!("{severity} {rule}").into()),
             decision: None,
+            subject: None,
         });
     }
     out

@@ -52,6 +52,13 @@ pub struct Decision {
     /// How an answer that decides otherwise on `reading` is still recognised.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub equivalence: Vec<Equivalence>,
+    /// The members of a reading a case resting on this decision may read otherwise (JSON
+    /// Pointer patterns: `*` stands for any one token, `{tag}` for the id of a record with
+    /// that tag, as [`crate::judge::members::Kinds`] tags them): the case's decision softens a
+    /// mismatch on one of them, and on nothing else. `totals.ownRecords/{tag}` is the crediting
+    /// of such a record.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<String>,
     /// The implementation-defined (`i_`) cases this decision leaves to implementations:
     /// either branch passes, and the reference's choice is the kit's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -92,17 +99,40 @@ impl Equivalence {
 impl Decision {
     /// Whether `pointer` is the reading member this decision shapes.
     pub fn shapes(&self, pointer: &str) -> bool {
-        let Some(pattern) = &self.reading else {
-            return false;
-        };
-        let mut want = pattern.split('/');
-        let mut got = pointer.split('/');
-        loop {
-            match (want.next(), got.next()) {
-                (None, None) => return true,
-                (Some(w), Some(g)) if w == "*" || w == g => {}
-                _ => return false,
+        self.reading
+            .as_deref()
+            .is_some_and(|pattern| pattern_matches(pattern, pointer, &|_| Vec::new()))
+    }
+
+    /// Whether a mismatch at `pointer` is on a member this decision is about (the member it
+    /// shapes, or one of its `members`), the ids of records tagged by `tags`.
+    pub fn covers(&self, pointer: &str, tags: &dyn Fn(&str) -> Vec<String>) -> bool {
+        self.shapes(pointer)
+            || self
+                .members
+                .iter()
+                .any(|pattern| pattern_matches(pattern, pointer, tags))
+    }
+}
+
+/// Whether a JSON Pointer matches a pattern of [`Decision::members`].
+fn pattern_matches(pattern: &str, pointer: &str, tags: &dyn Fn(&str) -> Vec<String>) -> bool {
+    let mut want = pattern.split('/');
+    let mut got = pointer.split('/');
+    loop {
+        match (want.next(), got.next()) {
+            (None, None) => return true,
+            (Some(w), Some(g)) if w == "*" || w == g => {}
+            (Some(w), Some(g)) => {
+                let Some(tag) = w.strip_prefix('{').and_then(|t| t.strip_suffix('}')) else {
+                    return false;
+                };
+                let id = g.replace("~1", "/").replace("~0", "~");
+                if !tags(&id).iter().any(|t| t == tag) {
+                    return false;
+                }
             }
+            _ => return false,
         }
     }
 }
@@ -328,6 +358,11 @@ pub struct Inferred {
     pub summary: String,
     /// What in the spec text implies it.
     pub basis: String,
+    /// Whom it binds: every check binds validators; one a reading depends on binds readers.
+    pub roles: Vec<Role>,
+    /// What a reader makes of it (for a check that binds readers): PROTOCOL.md's answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reader: Option<String>,
     /// The kit's decisions about how it is reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
@@ -363,6 +398,16 @@ impl Level {
             Level::ShouldNot => "SHOULD NOT",
             Level::May => "MAY",
         }
+    }
+}
+
+/// Whether an implementation playing `plays` is bound by a rule binding `roles`.
+pub fn role_bound(roles: &[Role], plays: crate::protocol::ProtocolRole) -> bool {
+    use crate::protocol::ProtocolRole;
+    match plays {
+        ProtocolRole::Validator => roles.contains(&Role::Validator),
+        ProtocolRole::Reader => roles.contains(&Role::Reader) || roles.contains(&Role::Consumer),
+        ProtocolRole::Producer => roles.contains(&Role::Producer),
     }
 }
 
@@ -464,6 +509,15 @@ impl Catalog {
                 return Err(CatalogError::Invalid(format!("`{id}` appears twice")));
             }
         }
+        for check in &self.inferred {
+            let reads = check.roles.contains(&Role::Reader);
+            if check.roles.is_empty() || reads != check.reader.is_some() {
+                return Err(CatalogError::Invalid(format!(
+                    "{} needs roles, and says what a reader makes of it (`reader`) exactly when it binds readers",
+                    check.id
+                )));
+            }
+        }
         for rule in &self.rules {
             if rule.checks.is_empty() || rule.roles.is_empty() || rule.summary.trim().is_empty() {
                 return Err(CatalogError::Invalid(format!(
@@ -519,6 +573,21 @@ impl Catalog {
     /// The stated rule with this id.
     pub fn rule(&self, id: &str) -> Option<&Rule> {
         self.rules.iter().find(|r| r.id == id)
+    }
+
+    /// Whom the stated rule or inferred check `id` binds (nothing for an id the catalog
+    /// does not know).
+    pub fn roles_of(&self, id: &str) -> &[Role] {
+        self.rule(id)
+            .map(|r| r.roles.as_slice())
+            .or_else(|| self.inferred(id).map(|x| x.roles.as_slice()))
+            .unwrap_or(&[])
+    }
+
+    /// Whether the rule or inferred check `id` binds an implementation playing `plays`: a
+    /// reader is bound by what binds readers and consumers.
+    pub fn binds(&self, id: &str, plays: crate::protocol::ProtocolRole) -> bool {
+        role_bound(self.roles_of(id), plays)
     }
 
     /// The inferred check with this id.

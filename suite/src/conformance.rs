@@ -771,8 +771,8 @@ fn rule_results(
         (
             x.id.clone(),
             vec!["inferred".to_owned()],
-            vec!["validator".to_owned()],
-            vec![Role::Validator],
+            x.roles.iter().map(|r| r.as_str().to_owned()).collect(),
+            x.roles.clone(),
             true,
         )
     });
@@ -814,13 +814,8 @@ fn rule_results(
         .collect()
 }
 
-/// Whether an implementation playing `role` is bound by a rule binding `binds`.
 fn plays_one(role: ProtocolRole, binds: &[Role]) -> bool {
-    match role {
-        ProtocolRole::Validator => binds.contains(&Role::Validator),
-        ProtocolRole::Reader => binds.contains(&Role::Reader) || binds.contains(&Role::Consumer),
-        ProtocolRole::Producer => binds.contains(&Role::Producer),
-    }
+    crate::catalog::role_bound(binds, role)
 }
 
 /// One rule's counts and verdict over the cases of one role, or of every role.
@@ -911,7 +906,8 @@ fn tally(
         .collect();
     decisions.sort();
     decisions.dedup();
-    let verdict = if !applicable {
+    // A failure charged to a rule shows in its verdict, whomever the catalog says it binds.
+    let verdict = if !applicable && charged_cases + errored == 0 {
         RuleVerdict::NotApplicable
     } else if (hard > 0 || errored > 0) && must {
         RuleVerdict::NonConformant

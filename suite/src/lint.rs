@@ -518,15 +518,74 @@ pub fn coverage(cases: &[Case], catalog: &Catalog) -> Vec<String> {
         .iter()
         .filter(|r| r.checks.contains(&CheckKind::Stream))
         .map(|r| &r.id);
-    stream
-        .chain(catalog.inferred.iter().map(|x| &x.id))
+    let validated = catalog
+        .inferred
+        .iter()
+        .filter(|x| x.roles.contains(&crate::catalog::Role::Validator))
+        .map(|x| &x.id);
+    let mut problems: Vec<String> = stream
+        .chain(validated)
         .filter_map(|id| {
             let (y, n) = counts.get(id).copied().unwrap_or_default();
             (y < 2 || n < 2).then(|| {
                 format!("{id}: {y} positive and {n} negative cases; it needs at least 2 of each")
             })
         })
-        .collect()
+        .collect();
+    // A check only readers are bound by is tested by readings: two reader cases name it.
+    for check in catalog
+        .inferred
+        .iter()
+        .filter(|x| !x.roles.contains(&crate::catalog::Role::Validator))
+    {
+        let read = cases
+            .iter()
+            .filter(|c| c.sidecar.expect.reader.is_some() && c.sidecar.rules.contains(&check.id))
+            .count();
+        if read < 2 {
+            problems.push(format!(
+                "{}: {read} reader cases name it; a check only readers are bound by needs 2",
+                check.id
+            ));
+        }
+    }
+    problems
+}
+
+/// Every reader case names a rule that binds readers (a refusal, or a reading missing, is
+/// charged to those: a failure never goes to no rule, nor to a rule that binds no reader),
+/// and a decision it rests on says which members of the reading it is about (it softens
+/// those and nothing else).
+pub fn reader_charges(cases: &[Case], catalog: &Catalog) -> Vec<String> {
+    let mut problems = Vec::new();
+    for case in cases.iter().filter(|c| c.sidecar.expect.reader.is_some()) {
+        let binding = case
+            .sidecar
+            .rules
+            .iter()
+            .any(|r| catalog.binds(r, crate::protocol::ProtocolRole::Reader));
+        if !binding {
+            problems.push(format!(
+                "{}: a reader case names no rule that binds readers (its rules: {}); add the one its reading tests",
+                case.name,
+                case.sidecar.rules.join(", ")
+            ));
+        }
+        if let Some(decision) = case
+            .sidecar
+            .decision
+            .as_deref()
+            .and_then(|d| catalog.decision(d))
+            && decision.reading.is_none()
+            && decision.members.is_empty()
+        {
+            problems.push(format!(
+                "{}: its decision {} names no member of the reading (`members` in cases/rules.toml), so it would soften none",
+                case.name, decision.id
+            ));
+        }
+    }
+    problems
 }
 
 /// Every rule checked through readings has a case with an expected reading that names it,

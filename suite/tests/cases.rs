@@ -277,6 +277,11 @@ fn lints(cases: &[Case], root: &Path) -> Vec<Trial> {
         Box::new(move || lint::reader_coverage(&all, Catalog::embedded())),
     );
     let all = cases.to_vec();
+    lint(
+        "reader_cases_charge_rules_that_bind_readers",
+        Box::new(move || lint::reader_charges(&all, Catalog::embedded())),
+    );
+    let all = cases.to_vec();
     let spec = root.join("spec");
     lint(
         "every_spec_example_is_a_positive_case",

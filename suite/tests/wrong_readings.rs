@@ -13,11 +13,13 @@
 mod reader;
 
 use asr_suite::case::{Case, load_corpus};
-use asr_suite::judge::compare_readings;
 use asr_suite::judge::members::Kinds;
+use asr_suite::judge::{compare_readings, judge_reader};
+use asr_suite::protocol::StreamAnswer;
 use asr_suite::reading::read_bytes;
 use reader::Knob;
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -29,6 +31,9 @@ struct Wrong {
     name: &'static str,
     /// The sentence misread, and how.
     misreads: &'static str,
+    /// The rules it breaks: the first is the one it must be charged to in some case, and
+    /// every failure it causes is charged to one of them.
+    breaks: &'static [&'static str],
     read: Misread,
 }
 
@@ -36,12 +41,13 @@ struct Wrong {
 const CATCHERS: usize = 2;
 
 macro_rules! wrong_readings {
-    ($($knob:ident => $misreads:literal,)*) => {
+    ($($knob:ident => [$($rule:literal),*] $misreads:literal,)*) => {
         /// Every wrong reading, one misreading each.
         fn wrong_readings() -> Vec<Wrong> {
             vec![$(Wrong {
                 name: stringify!($knob),
                 misreads: $misreads,
+                breaks: &[$($rule),*],
                 read: |lines, _right| reader::read(lines, Some(Knob::$knob)),
             }),*]
         }
@@ -51,112 +57,112 @@ macro_rules! wrong_readings {
 wrong_readings! {
     // session.root: "`no` when any parent facet is present in the header or a declaration
     // (...); else `yes` when `root: true`; else `unknown`. Absence never means root."
-    RootFromAbsence => "ASR-401 \"An absent lineage, or an absent facet, means unknown\": a session without parent facets read as a root",
-    RootTrueIgnored => "ASR-402 root: true read as one more unknown: a session that claims root read as unknown",
-    RootDeclarationsIgnored => "\"present in the header or a declaration\": only the header's lineage decides root",
-    InheritsModeNotAParent => "\"or `inherits` with mode copied, referenced or rendered\": only spawnedBy, forkedFrom, continues and relatedUnknown name a parent",
-    ExecutedByIsAParent => "ASR-402 \"executedBy does not name a parent and may appear with root\": executedBy read as a parent",
-    AnyInheritsIsAParent => "\"inherits with mode copied, referenced or rendered\": inherits of any mode (none, unknown) read as naming a parent",
-    RelatedUnknownNotAParent => "ASR-405 relatedUnknown (\"does not say what the relation is\") read as no parent",
+    RootFromAbsence => ["ASR-401"] "ASR-401 \"An absent lineage, or an absent facet, means unknown\": a session without parent facets read as a root",
+    RootTrueIgnored => ["ASR-401"] "ASR-402 root: true read as one more unknown: a session that claims root read as unknown",
+    RootDeclarationsIgnored => ["ASR-401"] "\"present in the header or a declaration\": only the header's lineage decides root",
+    InheritsModeNotAParent => ["ASR-401"] "\"or `inherits` with mode copied, referenced or rendered\": only spawnedBy, forkedFrom, continues and relatedUnknown name a parent",
+    ExecutedByIsAParent => ["ASR-401"] "ASR-402 \"executedBy does not name a parent and may appear with root\": executedBy read as a parent",
+    AnyInheritsIsAParent => ["ASR-401"] "\"inherits with mode copied, referenced or rendered\": inherits of any mode (none, unknown) read as naming a parent",
+    RelatedUnknownNotAParent => ["ASR-401"] "ASR-405 relatedUnknown (\"does not say what the relation is\") read as no parent",
     // session.unresolved: "every session named by a lineage facet (...), a
     // subagent.childSession, a copiedFrom.session or a derivedFrom session reference, other
     // than the stream's own session; each once, without its # part, percent-escapes in upper
     // case, sorted."
-    UnresolvedNotDeduplicated => "\"each once\": a session named twice listed twice",
-    UnresolvedKeepsFragment => "\"without its # part\": a derivedFrom session reference listed with its record part",
-    UnresolvedNotSorted => "\"sorted\": sessions listed in the order the stream names them",
-    UnresolvedIncludesOwnSession => "\"other than the stream's own session\": the own session listed when a record names it",
-    OwnSessionUnescaped => "the own session reference built from agent, namespace and sessionId without percent-encoding its `:` and `%`, so a reference to it is not recognised",
-    UnresolvedMissesChildSession => "\"a subagent.childSession\": children not listed",
-    UnresolvedMissesCopiedFrom => "\"a copiedFrom.session\": sessions of copies not listed",
-    UnresolvedMissesDerivedFrom => "\"a derivedFrom session reference\": derivedFrom entries with a # part not listed",
-    UnresolvedMissesInheritsFrom => "\"inherits.from ... included\": inherits.from not listed",
-    UnresolvedMissesExecutedBy => "\"executedBy[].session included\": backing sessions not listed",
-    UnresolvedMissesDeclarations => "lineage facets of declarations not read (only the header's)",
-    UnresolvedEscapesAsWritten => "\"percent-escapes in upper case\": references kept as written, so one session spelled %3a and %3A is listed twice and in lower case",
+    UnresolvedNotDeduplicated => ["ASR-406"] "\"each once\": a session named twice listed twice",
+    UnresolvedKeepsFragment => ["ASR-406"] "\"without its # part\": a derivedFrom session reference listed with its record part",
+    UnresolvedNotSorted => ["ASR-406"] "\"sorted\": sessions listed in the order the stream names them",
+    UnresolvedIncludesOwnSession => ["ASR-406"] "\"other than the stream's own session\": the own session listed when a record names it",
+    OwnSessionUnescaped => ["ASR-406"] "the own session reference built from agent, namespace and sessionId without percent-encoding its `:` and `%`, so a reference to it is not recognised",
+    UnresolvedMissesChildSession => ["ASR-406"] "\"a subagent.childSession\": children not listed",
+    UnresolvedMissesCopiedFrom => ["ASR-406"] "\"a copiedFrom.session\": sessions of copies not listed",
+    UnresolvedMissesDerivedFrom => ["ASR-406"] "\"a derivedFrom session reference\": derivedFrom entries with a # part not listed",
+    UnresolvedMissesInheritsFrom => ["ASR-406"] "\"inherits.from ... included\": inherits.from not listed",
+    UnresolvedMissesExecutedBy => ["ASR-406"] "\"executedBy[].session included\": backing sessions not listed",
+    UnresolvedMissesDeclarations => ["ASR-406"] "lineage facets of declarations not read (only the header's)",
+    UnresolvedEscapesAsWritten => ["ASR-406"] "\"percent-escapes in upper case\": references kept as written, so one session spelled %3a and %3A is listed twice and in lower case",
     // records: "The header is the session, not a record. ... Every other line with an id is
     // a record, declarations and any later session line included"
-    HeaderIsARecord => "\"The header is the session, not a record\": the header listed and credited as a record",
-    DeclarationsAreNotRecords => "\"declarations ... included\": declarations left out of the records and of the totals",
-    UnknownRecordTypesSkipped => "ASR-218's skipping of unknown parts applied to records: records of a type the spec text does not name are left out",
-    RevisionsCollapsed => "\"A changed plan is a revision\": only the latest revision of a record is listed",
+    HeaderIsARecord => ["ASR-X-007"] "\"The header is the session, not a record\": the header listed and credited as a record",
+    DeclarationsAreNotRecords => ["ASR-X-009", "ASR-415", "ASR-416"] "\"declarations ... included\": declarations left out of the records and of the totals",
+    UnknownRecordTypesSkipped => ["ASR-X-009"] "ASR-218's skipping of unknown parts applied to records: records of a type the spec text does not name are left out",
+    RevisionsCollapsed => ["ASR-X-009", "ASR-416"] "\"A changed plan is a revision\": only the latest revision of a record is listed",
     // superseded: "a later record names it in supersedes"
-    SupersedesFirstMatch => "a native-id supersedes (planId=p) resolved to the first record with that id, not the latest before the revision",
-    SupersedesIdsOnly => "supersedes resolved by record id only, never through a native id (messageId=..., planId=...)",
-    SupersededChainHeadOnly => "\"supersedes naming the previous one\" read as naming the original: in a chain of revisions only the first is superseded",
-    SupersededByAnyReference => "\"a later record names it\": any later reference (a delivery's message, copiedFrom.record, derivedFrom) read as superseding",
-    SupersededDirectionSwapped => "the record that carries supersedes read as the superseded one",
+    SupersedesFirstMatch => ["ASR-X-014"] "a native-id supersedes (planId=p) resolved to the first record with that id, not the latest before the revision",
+    SupersedesIdsOnly => ["ASR-X-014"] "supersedes resolved by record id only, never through a native id (messageId=..., planId=...)",
+    SupersededChainHeadOnly => ["ASR-X-014", "ASR-237"] "\"supersedes naming the previous one\" read as naming the original: in a chain of revisions only the first is superseded",
+    SupersededByAnyReference => ["ASR-X-014"] "\"a later record names it\": any later reference (a delivery's message, copiedFrom.record, derivedFrom) read as superseding",
+    SupersededDirectionSwapped => ["ASR-X-014", "ASR-237"] "the record that carries supersedes read as the superseded one",
     // originality
-    CopiedFromIgnored => "\"a record with copiedFrom is a copy\" ignored: copies take the stream's default originality",
-    MirrorIgnored => "ASR-423 \"In a mirror stream, a record without copiedFrom has unknown originality\": authority mirror ignored",
-    MirrorOverridesCopies => "\"in this order: a record with copiedFrom is a copy; else, in a stream with authority mirror, unknown\": in a mirror every record unknown, copies included",
-    PrefixBelowNotAt => "ASR-415 \"with a seq at or below that record's seq\": the record named by localThroughId left out of the prefix",
-    PrefixIncludesDeclarations => "ASR-415 \"other than the header and declaration records\": declarations inside the prefix read as copies",
-    PrefixIgnored => "ASR-415 \"whether or not it carries copiedFrom\": only records with copiedFrom inside the prefix read as copies",
-    DeclarationsInheritsIgnored => "\"The effective inherits is the header's, replaced by each declaration that has one\": a declaration's inherits ignored",
-    CopiedWithoutLocalThroughOriginal => "\"copied with localThroughId declared\": mode copied without localThroughId read as original",
-    NoInheritsOriginal => "\"The absence of copiedFrom does not establish that the record is original\": a stream without inherits read as original",
-    InheritsUnknownOriginal => "\"mode unknown ... the record's originality is unknown\": inherits mode unknown read as original",
-    ReferencedOrRenderedUnknown => "\"effective inherits.mode is none, referenced or rendered\": only none read as original",
-    DerivedFromIsACopy => "ASR-426 \"A message that renders inherited context ... is new content of its own session, not a copy\": messages with derivedFrom read as copies",
-    ExecutedByMakesCopies => "ASR-423 \"being in a wrapper's stream does not make a record a copy\": every record of a stream with executedBy read as a copy",
+    CopiedFromIgnored => ["ASR-416", "ASR-417"] "\"a record with copiedFrom is a copy\" ignored: copies take the stream's default originality",
+    MirrorIgnored => ["ASR-423", "ASR-416"] "ASR-423 \"In a mirror stream, a record without copiedFrom has unknown originality\": authority mirror ignored",
+    MirrorOverridesCopies => ["ASR-416"] "\"in this order: a record with copiedFrom is a copy; else, in a stream with authority mirror, unknown\": in a mirror every record unknown, copies included",
+    PrefixBelowNotAt => ["ASR-415", "ASR-417"] "ASR-415 \"with a seq at or below that record's seq\": the record named by localThroughId left out of the prefix",
+    PrefixIncludesDeclarations => ["ASR-415"] "ASR-415 \"other than the header and declaration records\": declarations inside the prefix read as copies",
+    PrefixIgnored => ["ASR-415", "ASR-417"] "ASR-415 \"whether or not it carries copiedFrom\": only records with copiedFrom inside the prefix read as copies",
+    DeclarationsInheritsIgnored => ["ASR-416", "ASR-415"] "\"The effective inherits is the header's, replaced by each declaration that has one\": a declaration's inherits ignored",
+    CopiedWithoutLocalThroughOriginal => ["ASR-416"] "\"copied with localThroughId declared\": mode copied without localThroughId read as original",
+    NoInheritsOriginal => ["ASR-416"] "\"The absence of copiedFrom does not establish that the record is original\": a stream without inherits read as original",
+    InheritsUnknownOriginal => ["ASR-416"] "\"mode unknown ... the record's originality is unknown\": inherits mode unknown read as original",
+    ReferencedOrRenderedUnknown => ["ASR-416", "ASR-426"] "\"effective inherits.mode is none, referenced or rendered\": only none read as original",
+    DerivedFromIsACopy => ["ASR-426", "ASR-415"] "ASR-426 \"A message that renders inherited context ... is new content of its own session, not a copy\": messages with derivedFrom read as copies",
+    ExecutedByMakesCopies => ["ASR-423", "ASR-415", "ASR-416", "ASR-426"] "ASR-423 \"being in a wrapper's stream does not make a record a copy\": every record of a stream with executedBy read as a copy",
     // contextView: "false for audience user and for status withdrawn, from each message's own
     // values, else true"
-    WithdrawnInContextView => "ASR-225 \"A withdrawn message ... is not an entry in the context view\": withdrawn messages read as entries",
-    UserAudienceInContextView => "ASR-205 \"Messages with audience user ... are not entries in the context view\": audience ignored",
-    UnknownAudienceOutOfContextView => "ASR-204 \"absent means unknown\" read as not shown to the model: messages without a known audience left out of the context view",
-    FailedStatusOutOfContextView => "ASR-206 status error, interrupted or partial read as not received: such messages left out of the context view",
-    ContextViewFromLatestRevision => "\"from each message's own values\": a message read with the values of its latest revision",
+    WithdrawnInContextView => ["ASR-225"] "ASR-225 \"A withdrawn message ... is not an entry in the context view\": withdrawn messages read as entries",
+    UserAudienceInContextView => ["ASR-205"] "ASR-205 \"Messages with audience user ... are not entries in the context view\": audience ignored",
+    UnknownAudienceOutOfContextView => ["ASR-205"] "ASR-204 \"absent means unknown\" read as not shown to the model: messages without a known audience left out of the context view",
+    FailedStatusOutOfContextView => ["ASR-205"] "ASR-206 status error, interrupted or partial read as not received: such messages left out of the context view",
+    ContextViewFromLatestRevision => ["ASR-205"] "\"from each message's own values\": a message read with the values of its latest revision",
     // delivered: "true when some delivery for the message, taken at its latest revision (the
     // end of its supersedes chain), has status sent or delivered; separate delivery records
     // are separate attempts; queued, suppressed, failed and unknown never confirm"
-    DeliveredFromFirstRevision => "\"taken at its latest revision\": a delivery's first revision decides",
-    DeliveredByAnyRevision => "\"taken at its latest revision\": any revision that said sent confirms, though a later one failed",
-    QueuedConfirms => "\"queued ... never confirm\": a queued delivery read as delivered",
-    AnyDeliveryConfirms => "ASR-237 \"never from the existence of a message\" read the other way: any delivery record confirms, failed and suppressed included",
-    OnlyDeliveredConfirms => "ASR-237 \"status sent or delivered\": only delivered (platform confirmation) counts, sent does not",
-    AttemptsMerged => "\"separate delivery records are separate attempts\": every delivery for a message read as one, the last in the stream deciding",
-    DeliveryNativeRefUnresolved => "a delivery's message resolved by record id only, never through messageId=...",
-    DeliveryMessageFromLatestRevisionOnly => "\"the message it is for may be named earlier in the chain\": a revision without message confirms nothing",
+    DeliveredFromFirstRevision => ["ASR-237"] "\"taken at its latest revision\": a delivery's first revision decides",
+    DeliveredByAnyRevision => ["ASR-237"] "\"taken at its latest revision\": any revision that said sent confirms, though a later one failed",
+    QueuedConfirms => ["ASR-237"] "\"queued ... never confirm\": a queued delivery read as delivered",
+    AnyDeliveryConfirms => ["ASR-237"] "ASR-237 \"never from the existence of a message\" read the other way: any delivery record confirms, failed and suppressed included",
+    OnlyDeliveredConfirms => ["ASR-237"] "ASR-237 \"status sent or delivered\": only delivered (platform confirmation) counts, sent does not",
+    AttemptsMerged => ["ASR-237"] "\"separate delivery records are separate attempts\": every delivery for a message read as one, the last in the stream deciding",
+    DeliveryNativeRefUnresolved => ["ASR-237"] "a delivery's message resolved by record id only, never through messageId=...",
+    DeliveryMessageFromLatestRevisionOnly => ["ASR-237"] "\"the message it is for may be named earlier in the chain\": a revision without message confirms nothing",
     // parts: "the part's own value, else the message's, else null"
-    PartAuthorIgnored => "ASR-224 \"A part's own value applies to that part\": the message's author wins over the part's",
-    PartOriginIgnored => "ASR-224: the message's origin wins over the part's",
-    PartPhaseIgnored => "ASR-224 \"a part can carry its own (phase)\": the message's phase wins over the part's",
-    MessageValuesNotInherited => "ASR-224 \"the message's value applies ... to the parts that do not carry one\": parts without values read as null",
-    PhaseOnlyOnText => "\"phase: For assistant text\": the message's phase not applied to parts that are not text",
-    PartsFromDisplayContent => "\"parts ... from content only\": parts read from displayContent when a message has one",
-    UnknownPartsDropped => "ASR-218 \"Readers MUST skip content parts whose type they do not recognize\": unknown parts left out of parts instead of read as skipped",
+    PartAuthorIgnored => ["ASR-224"] "ASR-224 \"A part's own value applies to that part\": the message's author wins over the part's",
+    PartOriginIgnored => ["ASR-224"] "ASR-224: the message's origin wins over the part's",
+    PartPhaseIgnored => ["ASR-224"] "ASR-224 \"a part can carry its own (phase)\": the message's phase wins over the part's",
+    MessageValuesNotInherited => ["ASR-224"] "ASR-224 \"the message's value applies ... to the parts that do not carry one\": parts without values read as null",
+    PhaseOnlyOnText => ["ASR-224"] "\"phase: For assistant text\": the message's phase not applied to parts that are not text",
+    PartsFromDisplayContent => ["ASR-238"] "\"parts ... from content only\": parts read from displayContent when a message has one",
+    UnknownPartsDropped => ["ASR-X-021"] "ASR-218 \"Readers MUST skip content parts whose type they do not recognize\": unknown parts left out of parts instead of read as skipped",
     // render
-    VisibilityAbsentFull => "ASR-214 \"Readers MUST NOT present text as full reasoning unless visibility is full\": reasoning without visibility rendered as full",
-    ReasoningOpaqueStateAsOpaque => "\"Encrypted reasoning stays a reasoning part with opaque state\": reasoning with opaque state rendered as an opaque part",
-    UnknownPartAsText => "ASR-218: an unknown part with a text member rendered and indexed as text",
-    ResourceLinkSkipped => "\"resource (resource_link, resource)\": resource_link not known, skipped",
-    ReasoningOnlyMessageAsText => "ASR-220 \"Readers MUST treat a reasoning-only message the same way as a reasoning part\": a reasoning-only message rendered as the message's text",
-    RefusalAsText => "ASR-217 \"Refusals expressed in ordinary text stay text parts\" read the other way: refusal parts rendered as text",
-    DataAsText => "ASR-238 \"Readers MUST NOT present a data part as the exact text the model saw\": data rendered as text",
-    OpaquePartSkipped => "ASR-232 opaque is an ASR part type: rendered as skipped (unknown)",
+    VisibilityAbsentFull => ["ASR-214", "ASR-220"] "ASR-214 \"Readers MUST NOT present text as full reasoning unless visibility is full\": reasoning without visibility rendered as full",
+    ReasoningOpaqueStateAsOpaque => ["ASR-214", "ASR-220"] "\"Encrypted reasoning stays a reasoning part with opaque state\": reasoning with opaque state rendered as an opaque part",
+    UnknownPartAsText => ["ASR-218"] "ASR-218: an unknown part with a text member rendered and indexed as text",
+    ResourceLinkSkipped => ["ASR-218"] "\"resource (resource_link, resource)\": resource_link not known, skipped",
+    ReasoningOnlyMessageAsText => ["ASR-220", "ASR-214"] "ASR-220 \"Readers MUST treat a reasoning-only message the same way as a reasoning part\": a reasoning-only message rendered as the message's text",
+    RefusalAsText => ["ASR-218"] "ASR-217 \"Refusals expressed in ordinary text stay text parts\" read the other way: refusal parts rendered as text",
+    DataAsText => ["ASR-238"] "ASR-238 \"Readers MUST NOT present a data part as the exact text the model saw\": data rendered as text",
+    OpaquePartSkipped => ["ASR-232"] "ASR-232 opaque is an ASR part type: rendered as skipped (unknown)",
     // index
-    SignatureIndexed => "ASR-215 \"opaque and signature MUST be excluded from text indexing\": signatures indexed",
-    OpaqueStateIndexed => "ASR-215: a reasoning part's opaque data indexed",
-    OpaquePartIndexed => "ASR-232 \"Opaque parts MUST be excluded from text indexing\": an opaque part's data indexed",
-    AnnotationsAndMetaIndexed => "\"Never ... annotations, _meta\": the strings of annotations and _meta indexed",
-    SummaryIndexedUnderFull => "\"summary segments only when visibility is summary\": summary segments indexed beside full text",
-    TextIndexedUnderSummary => "\"text ... when visibility is full or absent\": a summary part's text member indexed too",
-    HiddenTextIndexed => "\"reasoning text when visibility is full or absent\": text of omitted, encrypted or redacted reasoning indexed",
-    AbsentVisibilityTextNotIndexed => "\"reasoning text when visibility is full or absent\": text without visibility not indexed",
-    ResourceLinkMetadataIndexed => "\"Never ... resource_link metadata\": a link's uri, name, title and description indexed",
-    ResourceTextNotIndexed => "\"an embedded resource's text\": the text of an embedded resource not indexed",
-    DataIndexed => "ASR-238, \"Never ... data parts\": a data part's data indexed",
-    RefusalNotIndexed => "\"refusal text\": a refusal's text not indexed",
-    UnknownPartTextIndexed => "ASR-218 skip read as not rendering only: an unknown part's text indexed",
+    SignatureIndexed => ["ASR-215"] "ASR-215 \"opaque and signature MUST be excluded from text indexing\": signatures indexed",
+    OpaqueStateIndexed => ["ASR-215"] "ASR-215: a reasoning part's opaque data indexed",
+    OpaquePartIndexed => ["ASR-232"] "ASR-232 \"Opaque parts MUST be excluded from text indexing\": an opaque part's data indexed",
+    AnnotationsAndMetaIndexed => ["ASR-215", "ASR-218"] "\"Never ... annotations, _meta\": the strings of annotations and _meta indexed",
+    SummaryIndexedUnderFull => ["ASR-214"] "\"summary segments only when visibility is summary\": summary segments indexed beside full text",
+    TextIndexedUnderSummary => ["ASR-214"] "\"text ... when visibility is full or absent\": a summary part's text member indexed too",
+    HiddenTextIndexed => ["ASR-214"] "\"reasoning text when visibility is full or absent\": text of omitted, encrypted or redacted reasoning indexed",
+    AbsentVisibilityTextNotIndexed => ["ASR-214"] "\"reasoning text when visibility is full or absent\": text without visibility not indexed",
+    ResourceLinkMetadataIndexed => ["ASR-215"] "\"Never ... resource_link metadata\": a link's uri, name, title and description indexed",
+    ResourceTextNotIndexed => ["ASR-215"] "\"an embedded resource's text\": the text of an embedded resource not indexed",
+    DataIndexed => ["ASR-238"] "ASR-238, \"Never ... data parts\": a data part's data indexed",
+    RefusalNotIndexed => ["ASR-215"] "\"refusal text\": a refusal's text not indexed",
+    UnknownPartTextIndexed => ["ASR-218"] "ASR-218 skip read as not rendering only: an unknown part's text indexed",
     // totals: "ownRecords, the ids of the records whose originality is original, in stream
     // order ... mayIncludeCopies, true when some record's originality is unknown"
-    CopiesCredited => "ASR-417 \"MUST NOT count ... copied records as the work of the session\": copies credited",
-    UnknownCredited => "ASR-416 \"MUST NOT credit a session with records whose originality is unknown\": unknown records credited",
-    OwnRecordsById => "\"in stream order\": ownRecords sorted by id",
-    MayIncludeCopiesFromCopies => "ASR-416 \"totals including such records\" read as totals including copies: mayIncludeCopies true when some record is a copy, false when only unknown ones",
-    MayIncludeCopiesNever => "ASR-416 \"MUST say that the totals may include copies\" ignored: mayIncludeCopies always false",
-    SupersededNotCredited => "superseded revisions read as no work of the session: left out of ownRecords",
+    CopiesCredited => ["ASR-417"] "ASR-417 \"MUST NOT count ... copied records as the work of the session\": copies credited",
+    UnknownCredited => ["ASR-416"] "ASR-416 \"MUST NOT credit a session with records whose originality is unknown\": unknown records credited",
+    OwnRecordsById => ["ASR-417"] "\"in stream order\": ownRecords sorted by id",
+    MayIncludeCopiesFromCopies => ["ASR-416"] "ASR-416 \"totals including such records\" read as totals including copies: mayIncludeCopies true when some record is a copy, false when only unknown ones",
+    MayIncludeCopiesNever => ["ASR-416"] "ASR-416 \"MUST say that the totals may include copies\" ignored: mayIncludeCopies always false",
+    SupersededNotCredited => ["ASR-416"] "superseded revisions read as no work of the session: left out of ownRecords",
 }
 
 /// A reader case with its stream read: what the sidecar expects, and the right reading.
@@ -370,16 +376,19 @@ fn the_matrix_reports_a_wrong_reading_no_case_catches() {
         Wrong {
             name: "lists_an_extra_record",
             misreads: "control",
+            breaks: &["ASR-X-009"],
             read: lists_an_extra_record,
         },
         Wrong {
             name: "the_right_reading",
             misreads: "control",
+            breaks: &[],
             read: the_right_reading,
         },
         Wrong {
             name: "CopiesCredited",
             misreads: "control: one that cases catch",
+            breaks: &["ASR-417"],
             read: |lines, _| reader::read(lines, Some(Knob::CopiesCredited)),
         },
     ];
@@ -390,4 +399,77 @@ fn the_matrix_reports_a_wrong_reading_no_case_catches() {
     );
     let streams = accepted_streams(&corpus());
     assert_eq!(unchanged(&streams, &controls), ["the_right_reading"]);
+}
+
+/// The rules each failure of a wrong reading is charged to, judged as `run --role reader`
+/// judges an answer, over every case that catches it.
+fn charges(cases: &[Case], wrong: &Wrong) -> BTreeMap<String, usize> {
+    let mut rules = BTreeMap::new();
+    for case in cases.iter().filter(|c| c.sidecar.expect.reader.is_some()) {
+        let Some(bytes) = stream_of(case) else {
+            continue;
+        };
+        let outcome = read_bytes(&bytes);
+        if !outcome.accepted {
+            continue;
+        }
+        let right = serde_json::to_value(&outcome.reading).expect("a reading is JSON");
+        let lines = lines_of(&bytes);
+        let judge = |reading: Value| {
+            judge_reader(
+                case,
+                &[StreamAnswer::read(
+                    true,
+                    serde_json::from_value(reading).ok(),
+                )],
+            )
+        };
+        // A stream the second reader reads otherwise than the reference with no misreading
+        // switched on (one it is not built for) says nothing of a misreading.
+        if !judge(reader::read(&lines, None)).attributions.is_empty() {
+            continue;
+        }
+        let judged = judge((wrong.read)(&lines, &right));
+        for attribution in judged.attributions {
+            let rule = attribution.rule.unwrap_or_else(|| "(no rule)".into());
+            *rules.entry(rule).or_default() += 1;
+        }
+    }
+    rules
+}
+
+#[test]
+fn every_wrong_reading_is_charged_to_the_rule_it_breaks() {
+    let corpus = corpus();
+    let catalog = asr_suite::catalog::Catalog::embedded();
+    let mut wrong_rule = Vec::new();
+    let mut table = String::new();
+    for wrong in wrong_readings() {
+        let charged = charges(&corpus, &wrong);
+        let _ = writeln!(
+            table,
+            "{}: {charged:?} (breaks {:?})",
+            wrong.name, wrong.breaks
+        );
+        for rule in charged.keys() {
+            if !catalog.binds(rule, asr_suite::protocol::ProtocolRole::Reader) {
+                wrong_rule.push(format!(
+                    "{}: charged to {rule}, which binds no reader",
+                    wrong.name
+                ));
+            } else if !wrong.breaks.contains(&rule.as_str()) {
+                wrong_rule.push(format!(
+                    "{}: charged to {rule}, not to {:?}",
+                    wrong.name, wrong.breaks
+                ));
+            }
+        }
+        if let Some(first) = wrong.breaks.first()
+            && !charged.contains_key(*first)
+        {
+            wrong_rule.push(format!("{}: never charged to {first}", wrong.name));
+        }
+    }
+    println!("{table}");
+    assert!(wrong_rule.is_empty(), "{}\n{table}", wrong_rule.join("\n"));
 }

@@ -68,7 +68,7 @@
 //! assert!(about.repeat[0].contains("--seed 7 --first 0 --iterations 2"), "{:?}", about.repeat);
 //! ```
 
-use crate::catalog::{Catalog, Level, Role};
+use crate::catalog::{Catalog, Level};
 use crate::conformance::{
     AdapterInfo, Attribution, CaseResult, CorpusInfo, CorpusOrigin, Failure, Outcome, RuleVerdict,
     RunReport,
@@ -974,17 +974,7 @@ fn found_digest(found: &[(Option<String>, ChargeKind, FoundCase)]) -> String {
 
 /// Whether `rule` binds an implementation playing `role`.
 fn binds(rule: &str, plays: ProtocolRole) -> bool {
-    let catalog = Catalog::embedded();
-    if let Some(rule) = catalog.rule(rule) {
-        return match plays {
-            ProtocolRole::Validator => rule.roles.contains(&Role::Validator),
-            ProtocolRole::Reader => {
-                rule.roles.contains(&Role::Reader) || rule.roles.contains(&Role::Consumer)
-            }
-            ProtocolRole::Producer => rule.roles.contains(&Role::Producer),
-        };
-    }
-    catalog.inferred(rule).is_some() && plays == ProtocolRole::Validator
+    Catalog::embedded().binds(rule, plays)
 }
 
 fn add_counts(into: &mut BTreeMap<String, u64>, from: BTreeMap<String, u64>) {

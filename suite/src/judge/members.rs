@@ -16,6 +16,7 @@
 //! assert_eq!(kinds.rule("/records/r1/type"), None);
 //! ```
 
+use crate::reading::Originality;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
@@ -26,6 +27,8 @@ use std::sync::OnceLock;
 pub struct Kinds {
     /// The ids of the stream's records, the header left out: what a reading may list.
     pub records: BTreeSet<String>,
+    /// The header's id: the session, which no reading lists as a record.
+    header: Option<String>,
     /// Each record's tags (its type; `copied`, `mirror`, `prefix`, `rendered`, `withdrawn`).
     record_tags: BTreeMap<String, Vec<String>>,
     /// Each message part's tags (its kind; `reasoning-only`, `summary`), by record and index.
@@ -69,15 +72,27 @@ impl Kinds {
                     .and_then(|l| l.get("inherits"))
                     .is_some_and(|i| i.get("localThroughId").is_some())
         });
+        // A stream a wrapper ran through a backing session (executedBy): ASR-423 says what
+        // that makes of its records' originality.
+        let executed = objects
+            .iter()
+            .any(|o| o.get("lineage").and_then(|l| l.get("executedBy")).is_some());
         let rendered = objects
             .iter()
             .any(|o| inherits_mode(o).as_deref() == Some("rendered"));
+        // What the reference reads of each record: its originality and whether a revision
+        // supersedes it decide which rule a member that depends on them comes from.
+        let reference = crate::reading::read_bytes(bytes).reading;
         let mut kinds = Kinds::default();
         for (n, object) in objects.iter().enumerate() {
             let Some(id) = object.get("id").and_then(Value::as_str) else {
                 continue;
             };
-            if (n == 0 && header.is_some()) || kinds.records.contains(id) {
+            if n == 0 && header.is_some() {
+                kinds.header = Some(id.to_owned());
+                continue;
+            }
+            if kinds.records.contains(id) || kinds.header.as_deref() == Some(id) {
                 continue;
             }
             kinds.records.insert(id.to_owned());
@@ -89,14 +104,38 @@ impl Kinds {
             if mirror {
                 tags.push("mirror".into());
             }
-            if prefix && kind != "declaration" {
+            // ASR-415 decides the originality of every record of a stream declaring a copied
+            // prefix, declarations too ("other than the header and declaration records").
+            if prefix {
                 tags.push("prefix".into());
+            }
+            if executed {
+                tags.push("executed".into());
             }
             if kind == "message" && (rendered || object.contains_key("derivedFrom")) {
                 tags.push("rendered".into());
             }
             if object.get("status").and_then(Value::as_str) == Some("withdrawn") {
                 tags.push("withdrawn".into());
+            }
+            // What the user saw beside (or instead of) what the model received: a reader that
+            // reads it into the parts presents display as content (ASR-238, after ASR-207).
+            let display = kind == "message" && object.contains_key("displayContent");
+            if display {
+                tags.push("display".into());
+            }
+            if let Some(read) = reference.records.get(id) {
+                tags.push(
+                    match read.originality {
+                        Originality::Original => "original",
+                        Originality::Copy => "copy",
+                        Originality::Unknown => "unknown",
+                    }
+                    .into(),
+                );
+                if read.superseded {
+                    tags.push("superseded".into());
+                }
             }
             kinds.record_tags.insert(id.to_owned(), tags);
             if kind == "message" {
@@ -117,7 +156,11 @@ impl Kinds {
                             .collect();
                         kinds.readable.insert(key.clone(), texts);
                     }
-                    kinds.part_tags.insert(key, part_tags(part, only_reasoning));
+                    let mut tags = part_tags(part, only_reasoning);
+                    if display {
+                        tags.push("display".into());
+                    }
+                    kinds.part_tags.insert(key, tags);
                 }
             }
         }
@@ -144,7 +187,16 @@ impl Kinds {
             return Some(rule);
         }
         let tags: Vec<String> = match tokens.as_slice() {
-            [records, id, _] if records == "records" => self.record_tags.get(id)?.clone(),
+            [records, id] if records == "records" => self.tags_of(id),
+            [records, id, member] if records == "records" => {
+                let mut tags = self.record_tags.get(id)?.clone();
+                // ASR-423 says a wrapper's stream makes no record a copy: it is the rule of a
+                // record of such a stream read as one, not of one read original or unknown.
+                if member == "originality" && read.and_then(Value::as_str) != Some("copy") {
+                    tags.retain(|t| t != "executed");
+                }
+                tags
+            }
             [records, id, parts, index, ..] if records == "records" && parts == "parts" => {
                 let key = (id.clone(), index.parse().ok()?);
                 let mut tags = self.part_tags.get(&key).cloned().unwrap_or_default();
@@ -168,6 +220,44 @@ impl Kinds {
             .iter()
             .find(|(tag, _)| tag == "*" || tags.contains(tag))
             .map(|(_, rule)| rule.clone())
+    }
+}
+
+impl Kinds {
+    /// The tags of the record `id`: its own, `header` for the header, none for an id the
+    /// stream does not have.
+    pub fn tags_of(&self, id: &str) -> Vec<String> {
+        if self.header.as_deref() == Some(id) {
+            return vec!["header".into()];
+        }
+        self.record_tags.get(id).cloned().unwrap_or_default()
+    }
+
+    /// The rule a record's place in `totals.ownRecords` comes from, when a reading credits
+    /// it and should not (`credited`) or does not and should: the header is no record
+    /// (ASR-X-007), an id the stream does not have none (ASR-X-009), a copy is not the
+    /// session's work (ASR-417), a record of unknown originality never credited (ASR-416);
+    /// an original left out is a misreading of its originality, by the rule that decides it.
+    pub fn credit_rule(&self, id: &str, credited: bool) -> String {
+        let tags = self.tags_of(id);
+        let has = |t: &str| tags.iter().any(|x| x == t);
+        if has("header") {
+            return "ASR-X-007".into();
+        }
+        if tags.is_empty() {
+            return "ASR-X-009".into();
+        }
+        if credited && has("copy") {
+            return "ASR-417".into();
+        }
+        if credited {
+            return "ASR-416".into();
+        }
+        self.rule(&crate::diagnostic::pointer_join(
+            &crate::diagnostic::pointer_join("/records", id),
+            "originality",
+        ))
+        .unwrap_or_else(|| "ASR-416".into())
     }
 }
 
@@ -338,8 +428,9 @@ mod tests {
         assert_eq!(rule("/records/r1/originality").as_deref(), Some("ASR-415"));
         assert_eq!(rule("/records/r1/contextView").as_deref(), Some("ASR-225"));
         assert_eq!(rule("/records/r2/contextView").as_deref(), Some("ASR-205"));
-        assert_eq!(rule("/records/p1/superseded").as_deref(), Some("ASR-222"));
-        assert_eq!(rule("/records/r2/superseded"), None);
+        // Whatever the record's type, superseded is what supersedes says (ASR-X-014).
+        assert_eq!(rule("/records/p1/superseded").as_deref(), Some("ASR-X-014"));
+        assert_eq!(rule("/records/r2/superseded").as_deref(), Some("ASR-X-014"));
         // Parts: a reasoning-only message, opaque, data, text and reasoning parts.
         assert_eq!(
             rule("/records/r1/parts/0/render").as_deref(),
@@ -357,7 +448,10 @@ mod tests {
             rule("/records/r2/parts/2/render").as_deref(),
             Some("ASR-218")
         );
-        assert_eq!(rule("/records/r2/parts/2/index/0"), None);
+        assert_eq!(
+            rule("/records/r2/parts/2/index/0").as_deref(),
+            Some("ASR-215")
+        );
         assert_eq!(
             rule("/records/r2/parts/3/index/0").as_deref(),
             Some("ASR-214")
@@ -377,8 +471,16 @@ mod tests {
             rule("/records/r2/parts/3/phase").as_deref(),
             Some("ASR-224")
         );
-        assert_eq!(rule("/records/r2/type"), None);
+        assert_eq!(rule("/records/r2/type").as_deref(), Some("ASR-X-010"));
+        assert_eq!(
+            rule("/records/r2/parts/0/type").as_deref(),
+            Some("ASR-X-021")
+        );
+        assert_eq!(rule("/records/r2/parts").as_deref(), Some("ASR-X-021"));
         assert_eq!(rule("/records/r9/originality"), None, "not in the stream");
+        // A whole record: one the stream does not have, and the header, which is none.
+        assert_eq!(rule("/records/r9").as_deref(), Some("ASR-X-009"));
+        assert_eq!(rule("/records/h").as_deref(), Some("ASR-X-007"));
         assert_eq!(rule("/nonsense"), None);
         assert!(kinds.records.contains("p1") && !kinds.records.contains("h"));
     }

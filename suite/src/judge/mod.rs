@@ -429,19 +429,52 @@ pub struct ReadingMismatch {
     pub actual: Option<Value>,
     /// The kit's decision the two differ on, when they agree but for it.
     pub decision: Option<String>,
+    /// The record a mismatch of `totals.ownRecords` is about: `expected` and `actual` then
+    /// say whether it is credited.
+    pub subject: Option<String>,
+}
+
+impl ReadingMismatch {
+    /// The pointer a decision's `members` are matched against: the pointer, and for a
+    /// record's crediting the record's id after it.
+    pub fn member(&self) -> String {
+        match &self.subject {
+            Some(id) => crate::diagnostic::pointer_join(&self.pointer, id),
+            None => self.pointer.clone(),
+        }
+    }
 }
 
 impl std::fmt::Display for ReadingMismatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let actual = self
-            .actual
-            .as_ref()
-            .map_or_else(|| "nothing".to_owned(), Value::to_string);
-        write!(
-            f,
-            "{} ({}): expected {}, read {actual}",
-            self.pointer, self.rule, self.expected
-        )?;
+        if let Some(id) = &self.subject {
+            let credit = |v: &Value| {
+                if v == &Value::Bool(true) {
+                    "credited"
+                } else {
+                    "not credited"
+                }
+            };
+            let read = self.actual.as_ref().map_or("not credited", credit);
+            write!(
+                f,
+                "{} ({}): {} expected {}, read {read}",
+                self.pointer,
+                self.rule,
+                Value::from(id.as_str()),
+                credit(&self.expected)
+            )?;
+        } else {
+            let actual = self
+                .actual
+                .as_ref()
+                .map_or_else(|| "nothing".to_owned(), Value::to_string);
+            write!(
+                f,
+                "{} ({}): expected {}, read {actual}",
+                self.pointer, self.rule, self.expected
+            )?;
+        }
         if let Some(decision) = &self.decision {
             write!(f, " (differs only on the kit's decision {decision})")?;
         }
@@ -463,7 +496,61 @@ pub fn compare_readings(expected: &Value, actual: &Value, kinds: &Kinds) -> Vec<
         kinds,
         &mut mismatches,
     );
-    mismatches
+    by_record(mismatches, kinds)
+}
+
+/// The pointer of the records a session may credit, judged record by record.
+const OWN_RECORDS: &str = "/totals/ownRecords";
+
+/// A mismatch of `totals.ownRecords` that no decision accounts for, split into one mismatch a
+/// record credited or left out, each under the rule that decides it
+/// ([`Kinds::credit_rule`]); a list that differs only in order is the decision's.
+fn by_record(mismatches: Vec<ReadingMismatch>, kinds: &Kinds) -> Vec<ReadingMismatch> {
+    let mut out = Vec::with_capacity(mismatches.len());
+    for m in mismatches {
+        let ids = |v: Option<&Value>| -> Option<Vec<String>> {
+            v?.as_array()?
+                .iter()
+                .map(|id| id.as_str().map(str::to_owned))
+                .collect()
+        };
+        let (Some(want), Some(got)) = (ids(Some(&m.expected)), ids(m.actual.as_ref())) else {
+            out.push(m);
+            continue;
+        };
+        if m.pointer != OWN_RECORDS || m.decision.is_some() {
+            out.push(m);
+            continue;
+        }
+        let mut split = Vec::new();
+        for id in &got {
+            if !want.contains(id) {
+                split.push((id.clone(), false, true));
+            }
+        }
+        for id in &want {
+            if !got.contains(id) {
+                split.push((id.clone(), true, false));
+            }
+        }
+        if split.is_empty() {
+            // The same records, each once or not: a record credited twice is credited once
+            // too many, as a copy is.
+            out.push(m);
+            continue;
+        }
+        for (id, should, did) in split {
+            out.push(ReadingMismatch {
+                pointer: OWN_RECORDS.to_owned(),
+                rule: kinds.credit_rule(&id, did),
+                expected: should.into(),
+                actual: Some(did.into()),
+                decision: None,
+                subject: Some(id),
+            });
+        }
+    }
+    out
 }
 
 fn mismatch(
@@ -495,6 +582,7 @@ fn mismatch(
         expected: expected.cloned().unwrap_or(Value::Null),
         actual: actual.cloned(),
         decision,
+        subject: None,
     }
 }
 
@@ -548,7 +636,7 @@ pub fn diff_readings(first: &Value, second: &Value, kinds: &Kinds) -> Vec<Readin
         kinds,
         &mut out,
     );
-    out
+    by_record(out, kinds)
 }
 
 fn diff_at(
@@ -617,14 +705,22 @@ pub fn judge_reader(case: &Case, answer: &[StreamAnswer]) -> Judgement {
     let Some(expect) = &case.sidecar.expect.reader else {
         return judgement;
     };
-    let decision = case.sidecar.decision.as_deref();
+    let decision = case
+        .sidecar
+        .decision
+        .as_deref()
+        .and_then(|id| Catalog::embedded().decisions.iter().find(|d| d.id == id));
+    // A failure of the reading as a whole goes to the case's rules that bind readers.
+    let whole: Vec<&str> = reader_rules(case);
     let Some(stream) = answer.first() else {
-        judgement.fail(
-            "the answer has no stream".into(),
-            None,
-            Failure::Refusal,
-            decision,
-        );
+        for rule in &whole {
+            judgement.fail(
+                "the answer has no stream".into(),
+                Some(rule),
+                Failure::Refusal,
+                None,
+            );
+        }
         return judgement;
     };
     let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default() + "\n";
@@ -642,8 +738,8 @@ pub fn judge_reader(case: &Case, answer: &[StreamAnswer]) -> Judgement {
         } else {
             "the reader refused a stream it must read"
         };
-        for rule in &case.sidecar.rules {
-            judgement.fail(reason.to_owned(), Some(rule), Failure::Refusal, decision);
+        for rule in &whole {
+            judgement.fail(reason.to_owned(), Some(rule), Failure::Refusal, None);
         }
         return judgement;
     }
@@ -651,12 +747,14 @@ pub fn judge_reader(case: &Case, answer: &[StreamAnswer]) -> Judgement {
         return judgement;
     }
     if stream.reading.is_none() {
-        judgement.fail(
-            "the answer has no reading".into(),
-            None,
-            Failure::Reading,
-            decision,
-        );
+        for rule in &whole {
+            judgement.fail(
+                "the answer has no reading".into(),
+                Some(rule),
+                Failure::Reading,
+                None,
+            );
+        }
         return judgement;
     }
     let bytes: Vec<u8> = case
@@ -665,18 +763,46 @@ pub fn judge_reader(case: &Case, answer: &[StreamAnswer]) -> Judgement {
         .and_then(|(_, path)| std::fs::read(path).ok())
         .unwrap_or_default();
     let kinds = Kinds::of_stream(&bytes);
-    for mismatch in compare_readings(&expect.reading, actual, &kinds) {
-        let rule = (mismatch.rule != UNATTRIBUTED).then_some(mismatch.rule.as_str());
-        let on = mismatch.decision.as_deref().or(decision);
-        judgement.fail(mismatch.to_string(), rule, Failure::Reading, on);
-    }
+    let tags = |id: &str| kinds.tags_of(id);
+    let softened = |m: &ReadingMismatch| {
+        m.decision.clone().or_else(|| {
+            decision
+                .filter(|d| d.covers(&m.member(), &tags))
+                .map(|d| d.id.clone())
+        })
+    };
+    let mut mismatches = compare_readings(&expect.reading, actual, &kinds);
     if let Some(Value::Object(records)) = actual.get("records") {
         for id in records.keys().filter(|id| !kinds.records.contains(*id)) {
+            let pointer = crate::diagnostic::pointer_join("/records", id);
+            mismatches.push(ReadingMismatch {
+                rule: kinds.rule(&pointer).unwrap_or_else(|| "ASR-X-009".into()),
+                pointer,
+                expected: Value::from("no such record"),
+                actual: Some(Value::from("a record")),
+                decision: None,
+                subject: None,
+            });
+        }
+    }
+    for mismatch in mismatches {
+        let on = softened(&mismatch);
+        if mismatch.rule == UNATTRIBUTED {
+            for rule in &whole {
+                judgement.fail(
+                    mismatch.to_string(),
+                    Some(rule),
+                    Failure::Reading,
+                    on.as_deref(),
+                );
+            }
+        } else {
+            let rule = mismatch.rule.clone();
             judgement.fail(
-                format!("the reading lists a record the stream does not have: {id:?}"),
-                None,
+                mismatch.to_string(),
+                Some(&rule),
                 Failure::Reading,
-                decision,
+                on.as_deref(),
             );
         }
     }
@@ -685,6 +811,26 @@ pub fn judge_reader(case: &Case, answer: &[StreamAnswer]) -> Judgement {
         .map(|p| format!("{p} is not a member of the reading (schemas/reading.schema.json)"))
         .collect();
     judgement
+}
+
+/// The rules of a reader case that bind readers: those a failure of the reading as a whole
+/// (a refusal, no reading) is charged to. Every reader case names one (a lint); were one to
+/// name none, such a failure would go to ASR-X-003, which says what a reader may refuse,
+/// never to no rule.
+pub fn reader_rules(case: &Case) -> Vec<&str> {
+    let catalog = Catalog::embedded();
+    let rules: Vec<&str> = case
+        .sidecar
+        .rules
+        .iter()
+        .map(String::as_str)
+        .filter(|r| catalog.binds(r, crate::protocol::ProtocolRole::Reader))
+        .collect();
+    if rules.is_empty() {
+        vec!["ASR-X-003"]
+    } else {
+        rules
+    }
 }
 
 fn render(valid: bool, findings: &[Violation]) -> String {
@@ -1160,7 +1306,7 @@ mod tests {
             charged_members(&parts, &longer, &kinds),
             [
                 "/records/r1/parts/0/index ASR-215",
-                "/records/r1/parts/1/index (no rule)"
+                "/records/r1/parts/1/index ASR-215"
             ]
         );
     }
@@ -1212,6 +1358,108 @@ mod tests {
         }]
     }
 
+    /// The case's reference reading, changed by `change`, judged.
+    fn judged_reading(case: &Case, change: impl Fn(&mut Value)) -> Judgement {
+        let bytes = std::fs::read(&case.streams[0].1).expect("stream");
+        let mut reading =
+            serde_json::to_value(crate::reading::read_bytes(&bytes).reading).expect("json");
+        change(&mut reading);
+        judge_reader(case, &reading_answer(true, Some(reading)))
+    }
+
+    fn attributions(j: &Judgement) -> Vec<(Option<&str>, Option<&str>)> {
+        j.attributions
+            .iter()
+            .map(|a| (a.rule.as_deref(), a.decision.as_deref()))
+            .collect()
+    }
+
+    #[test]
+    fn a_case_decision_softens_the_members_it_names_and_nothing_else() {
+        let cases = corpus();
+        let case = find(&cases, "lineage/ASR-415/y_reader_declaration_in_prefix");
+        assert_eq!(
+            case.sidecar.decision.as_deref(),
+            Some("declarations-outside-the-prefix")
+        );
+        // The declaration read as a copy: what the decision is about.
+        let declaration = judged_reading(case, |r| {
+            r["records"]["d1"]["originality"] = "copy".into();
+            r["totals"]["ownRecords"] = serde_json::json!(["r5", "r6"]);
+        });
+        assert_eq!(
+            declaration.outcome(),
+            Outcome::NonStrict,
+            "{:?}",
+            declaration.reasons
+        );
+        assert!(
+            attributions(&declaration)
+                .iter()
+                .all(|(_, d)| *d == Some("declarations-outside-the-prefix"))
+        );
+        // The prefix ending one record late: nothing the decision is about.
+        let off_by_one = judged_reading(case, |r| {
+            r["records"]["r5"]["originality"] = "copy".into();
+            r["totals"]["ownRecords"] = serde_json::json!(["d1", "r6"]);
+        });
+        assert_eq!(
+            off_by_one.outcome(),
+            Outcome::Fail,
+            "{:?}",
+            off_by_one.reasons
+        );
+        assert_eq!(attributions(&off_by_one), [(Some("ASR-415"), None)]);
+        assert_eq!(off_by_one.reasons.len(), 2, "{:?}", off_by_one.reasons);
+    }
+
+    #[test]
+    fn credits_are_judged_record_by_record_under_the_rule_that_decides_each() {
+        let cases = corpus();
+        let case = find(&cases, "lineage/ASR-415/y_reader_declaration_in_prefix");
+        let credit = |extra: &[&str]| {
+            judged_reading(case, |r| {
+                let own = r["totals"]["ownRecords"].as_array_mut().expect("array");
+                own.extend(extra.iter().map(|id| Value::from(*id)));
+            })
+        };
+        // A copy credited is ASR-417's; the header credited is no record (ASR-X-007); an id
+        // the stream does not have, ASR-X-009.
+        assert_eq!(attributions(&credit(&["r1"])), [(Some("ASR-417"), None)]);
+        assert_eq!(attributions(&credit(&["h"])), [(Some("ASR-X-007"), None)]);
+        assert_eq!(attributions(&credit(&["zz"])), [(Some("ASR-X-009"), None)]);
+        // Credited in another order: the decision own-records-order, softened.
+        let reordered = judged_reading(case, |r| {
+            r["totals"]["ownRecords"] = serde_json::json!(["r6", "r5", "d1"]);
+        });
+        assert_eq!(
+            attributions(&reordered),
+            [(Some("ASR-417"), Some("own-records-order"))]
+        );
+        // A record of unknown originality credited is ASR-416's.
+        let unknown = find(&cases, "lineage/ASR-416/y_reader_inherits_unknown");
+        let credited = judged_reading(unknown, |r| {
+            let ids: Vec<Value> = r["records"]
+                .as_object()
+                .map(|m| m.keys().map(|k| Value::from(k.as_str())).collect())
+                .unwrap_or_default();
+            r["totals"]["ownRecords"] = Value::Array(ids);
+        });
+        assert!(
+            credited
+                .reasons
+                .iter()
+                .any(|r| r.starts_with("/totals/ownRecords (ASR-416): \"r2\"")),
+            "{:?}",
+            credited.reasons
+        );
+        // Its r1 is a copy (copiedFrom): crediting it is ASR-417's.
+        assert_eq!(
+            attributions(&credited),
+            [(Some("ASR-417"), None), (Some("ASR-416"), None)]
+        );
+    }
+
     #[test]
     fn a_reader_is_judged_on_every_record_it_lists_and_on_refusing() {
         let cases = corpus();
@@ -1228,8 +1476,8 @@ mod tests {
         let judged = judge_reader(case, &reading_answer(true, Some(extra)));
         assert_eq!(
             charged(&judged),
-            [(None, Failure::Reading)],
-            "{:?}",
+            [(Some("ASR-X-009"), Failure::Reading)],
+            "a record the stream does not have: {:?}",
             judged.reasons
         );
         assert_eq!(
