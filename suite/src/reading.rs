@@ -631,7 +631,7 @@ impl State {
         for (_, session) in record.sessions(is_header) {
             self.named.extend(canonical_session(session));
         }
-        self.record(&record, is_header, number, offset, bytes.len() as u64);
+        self.record(&record, is_header, number, offset, bytes);
     }
 
     fn lineage(&mut self, lineage: &Lineage<'_>, line: usize) {
@@ -655,8 +655,9 @@ impl State {
         is_header: bool,
         line: usize,
         offset: u64,
-        len: u64,
+        bytes: &[u8],
     ) {
+        let len = bytes.len() as u64;
         let number = match self.index.add(record, line) {
             Added::New(n) => n,
             Added::Full => {
@@ -667,6 +668,11 @@ impl State {
         };
         if is_header {
             self.header = Some(number);
+        }
+        if let Some(model::SeqNumber::Other(_)) = record.seq_number()
+            && let Some(text) = seq_text(bytes)
+        {
+            self.index.set_exact_seq(number, &text);
         }
         let message = (record.kind == Some("message")).then(|| {
             let facts = message_facts(record.object, self.keep_parts);
@@ -813,7 +819,7 @@ impl State {
             .filter(|_| copied_mode)
             .and_then(|id| self.index.find(id))
             .map(|n| self.index.seq_number(n));
-        let default = match (inherits.mode.as_deref(), prefix_end) {
+        let default = match (inherits.mode.as_deref(), &prefix_end) {
             (Some("none" | "referenced" | "rendered"), _) | (Some("copied"), Some(_)) => {
                 Originality::Original
             }
@@ -828,9 +834,11 @@ impl State {
                     Originality::Unknown
                 } else if !record.declaration
                     && Some(n) != self.header
-                    && prefix_end.is_some_and(|end| match (self.index.seq_number(n), end) {
-                        (Some(seq), Some(end)) => seq.at_or_below(end),
-                        _ => false,
+                    && prefix_end.as_ref().is_some_and(|end| {
+                        match (self.index.seq_number(n), end) {
+                            (Some(seq), Some(end)) => seq.at_or_below(end),
+                            _ => false,
+                        }
                     })
                 {
                     Originality::Copy
@@ -873,6 +881,19 @@ impl State {
         }
         delivered
     }
+}
+
+/// The text of a line's `seq` number, as written: a seq beyond `u64` is compared as the
+/// number it spells, which the double it parses to is not. `None` when the line has no one
+/// `seq` member (a duplicated name keeps the value the parser kept).
+fn seq_text(line: &[u8]) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Seq<'a> {
+        #[serde(borrow)]
+        seq: Option<&'a serde_json::value::RawValue>,
+    }
+    let found: Seq<'_> = serde_json::from_slice(line).ok()?;
+    Some(found.seq?.get().to_owned())
 }
 
 fn message_facts(record: &Map<String, Value>, with_parts: bool) -> MessageFacts {

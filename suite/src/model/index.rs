@@ -35,7 +35,7 @@ pub struct RecordIndex {
     seqs: Vec<u64>,
     has_seq: Vec<bool>,
     /// Seqs that are numbers but no integer a seq may be: they are rare, and malformed.
-    other_seqs: HashMap<u32, f64>,
+    other_seqs: HashMap<u32, SeqNumber>,
     kinds: Vec<u8>,
     /// Types past the 254th: they are rare, and a byte stays a byte.
     more_kinds: HashMap<u32, u32>,
@@ -66,8 +66,8 @@ impl RecordIndex {
         self.lines.push(line as u64);
         self.seqs.push(record.seq.unwrap_or(0));
         self.has_seq.push(record.seq.is_some());
-        if let Some(SeqNumber::Other(x)) = record.seq_number() {
-            self.other_seqs.insert(n, x);
+        if let Some(other @ SeqNumber::Other(_)) = record.seq_number() {
+            self.other_seqs.insert(n, other);
         }
         let code = match record.kind {
             None => NO_KIND,
@@ -150,7 +150,17 @@ impl RecordIndex {
     pub fn seq_number(&self, n: u32) -> Option<SeqNumber> {
         self.seq(n)
             .map(SeqNumber::Integer)
-            .or_else(|| self.other_seqs.get(&n).copied().map(SeqNumber::Other))
+            .or_else(|| self.other_seqs.get(&n).cloned())
+    }
+
+    /// Gives record `n` the seq its line spells, exactly (`text`, a JSON number's text): a
+    /// seq no `u64` holds was read as a double, which is not the number written.
+    pub fn set_exact_seq(&mut self, n: u32, text: &str) {
+        if self.seq(n).is_none()
+            && let Some(seq) = SeqNumber::of_text(text)
+        {
+            self.other_seqs.insert(n, seq);
+        }
     }
 
     /// The type of record `n`, when it has one.

@@ -408,43 +408,138 @@ impl Slot {
     }
 }
 
-/// A seq as a number, to place records by seq: an integer from 0 to 2^64-1 exactly, any
-/// other JSON number (beyond those integers, negative, with a fraction: ASR-X-008 reports it)
-/// as a double. Such a seq is malformed, but it is a number, and still says where its record
-/// stands.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// A record's seq as the number it is: an integer a seq may be, or any other JSON number,
+/// kept exactly (a seq at or beyond 2^64 is compared as the decimal it spells, never as the
+/// nearest double: 18446744073709551617 is above 18446744073709551616).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SeqNumber {
     /// An integer a seq may be.
     Integer(u64),
     /// Any other number.
-    Other(f64),
+    Other(Exact),
 }
 
 impl SeqNumber {
-    /// The seq `value` holds, when it is a JSON number.
+    /// The seq `value` holds, when it is a JSON number; a number beyond `u64` is only as exact
+    /// as the double it was read as (see [`SeqNumber::of_text`]).
     pub fn of(value: &Value) -> Option<SeqNumber> {
         match value.as_u64() {
             Some(n) => Some(SeqNumber::Integer(n)),
-            None => value.as_f64().map(SeqNumber::Other),
+            None => value
+                .as_f64()
+                .and_then(|x| Exact::parse(&x.to_string()))
+                .map(SeqNumber::Other),
         }
     }
 
-    /// This seq is at or below `other`: exactly between integers, as doubles otherwise.
-    pub fn at_or_below(self, other: SeqNumber) -> bool {
+    /// The seq a JSON number's text spells, exactly.
+    pub fn of_text(text: &str) -> Option<SeqNumber> {
+        match text.parse::<u64>() {
+            Ok(n) if !text.starts_with('+') => Some(SeqNumber::Integer(n)),
+            _ => Exact::parse(text).map(SeqNumber::Other),
+        }
+    }
+
+    /// This seq is at or below `other`, compared exactly.
+    pub fn at_or_below(&self, other: &SeqNumber) -> bool {
         match (self, other) {
             (SeqNumber::Integer(a), SeqNumber::Integer(b)) => a <= b,
-            (a, b) => a.as_f64() <= b.as_f64(),
+            (a, b) => a.exact() <= b.exact(),
         }
     }
 
-    #[expect(
-        clippy::cast_precision_loss,
-        reason = "compared with a number that is itself no exact integer"
-    )]
-    fn as_f64(self) -> f64 {
+    fn exact(&self) -> Exact {
         match self {
-            SeqNumber::Integer(n) => n as f64,
-            SeqNumber::Other(x) => x,
+            SeqNumber::Integer(n) => Exact::parse(&n.to_string()).unwrap_or_default(),
+            SeqNumber::Other(x) => x.clone(),
+        }
+    }
+}
+
+/// A JSON number, exactly: `0.digits × 10^point`, negative or not (zero has no digits).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Exact {
+    negative: bool,
+    /// The significant digits, without leading or trailing zeros.
+    digits: Box<str>,
+    point: i64,
+}
+
+impl Exact {
+    /// The number a JSON number's text spells (`-12.5e3`); `None` for text that is not one.
+    pub fn parse(text: &str) -> Option<Exact> {
+        let (negative, rest) = match text.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let (mantissa, exponent) = match rest.find(['e', 'E']) {
+            Some(at) => (&rest[..at], Some(&rest[at + 1..])),
+            None => (rest, None),
+        };
+        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+        if int.is_empty() || !all_digits(int) || !all_digits(frac) {
+            return None;
+        }
+        let exponent: i64 = match exponent {
+            None => 0,
+            Some(e) => {
+                let (sign, body) = match e.as_bytes().first() {
+                    Some(b'-') => (-1, &e[1..]),
+                    Some(b'+') => (1, &e[1..]),
+                    _ => (1, e),
+                };
+                if body.is_empty() || !all_digits(body) {
+                    return None;
+                }
+                // An exponent past i64 is as far beyond every seq as i64's bound.
+                sign * body.parse::<i64>().unwrap_or(i64::MAX / 4)
+            }
+        };
+        let joined = format!("{int}{frac}");
+        let leading = joined.len() - joined.trim_start_matches('0').len();
+        let digits = joined.trim_start_matches('0').trim_end_matches('0');
+        if digits.is_empty() {
+            return Some(Exact::default());
+        }
+        let int_len = i64::try_from(int.len()).unwrap_or(i64::MAX / 4);
+        let leading = i64::try_from(leading).unwrap_or(i64::MAX / 4);
+        Some(Exact {
+            negative,
+            digits: digits.into(),
+            point: int_len.saturating_sub(leading).saturating_add(exponent),
+        })
+    }
+
+    fn magnitude_cmp(&self, other: &Exact) -> std::cmp::Ordering {
+        match (self.digits.is_empty(), other.digits.is_empty()) {
+            (true, true) => return std::cmp::Ordering::Equal,
+            (true, false) => return std::cmp::Ordering::Less,
+            (false, true) => return std::cmp::Ordering::Greater,
+            (false, false) => {}
+        }
+        // Without trailing zeros, comparing digit strings compares the fractions 0.digits.
+        self.point
+            .cmp(&other.point)
+            .then_with(|| self.digits.cmp(&other.digits))
+    }
+}
+
+impl PartialOrd for Exact {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Exact {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let zero = |x: &Exact| x.digits.is_empty();
+        let negative = |x: &Exact| x.negative && !zero(x);
+        match (negative(self), negative(other)) {
+            (true, false) => std::cmp::Ordering::Less,
+            (false, true) => std::cmp::Ordering::Greater,
+            (false, false) => self.magnitude_cmp(other),
+            (true, true) => other.magnitude_cmp(self),
         }
     }
 }
@@ -458,4 +553,30 @@ pub fn canonical_session(text: &str) -> Option<String> {
 /// schema, and references nothing).
 fn reference(value: &Value) -> Option<&str> {
     value.as_str().filter(|r| !r.is_empty())
+}
+
+#[cfg(test)]
+mod seq_tests {
+    use super::*;
+
+    #[test]
+    fn seqs_compare_as_the_numbers_they_spell() {
+        let seq = |t: &str| SeqNumber::of_text(t).expect("a number");
+        let below = |a: &str, b: &str| seq(a).at_or_below(&seq(b));
+        assert!(!below("18446744073709551617", "18446744073709551616"));
+        assert!(below("18446744073709551616", "18446744073709551617"));
+        assert!(below("18446744073709551615", "18446744073709551616"));
+        assert!(below("1.8446744073709551616e19", "18446744073709551616"));
+        assert!(!below("18446744073709551616.5", "18446744073709551616"));
+        assert!(below("-1", "0") && below("-2e400", "-1e400") && !below("1e400", "1e399"));
+        assert!(below("0.0", "-0") && below("-0", "0e7"));
+        assert!(below("100", "1e2") && below("1e2", "100") && !below("101", "1e2"));
+        assert_eq!(SeqNumber::of_text("12"), Some(SeqNumber::Integer(12)));
+        assert_eq!(SeqNumber::of_text("1x"), None);
+        assert_eq!(SeqNumber::of_text("1e"), None);
+        assert_eq!(SeqNumber::of_text(".5"), None);
+        // A double's value, where no text is at hand, is as exact as the double.
+        let double = SeqNumber::of(&serde_json::json!(1.5)).expect("a number");
+        assert!(double.at_or_below(&seq("1.5")) && seq("1.5").at_or_below(&double));
+    }
 }
