@@ -69,6 +69,9 @@ function parseJson(text) {
       if (c === 0x22) {
         out += text.slice(start, i);
         i++;
+        // An escaped lone surrogate is no Unicode text: the line is not JSON
+        // in UTF-8 (README.md, "Lone surrogates").
+        if (/[\uD800-\uDFFF]/u.test(out)) fail('a \\u escape of a lone surrogate');
         return out;
       }
       if (c < 0x20) fail('raw control character in string');
@@ -89,8 +92,6 @@ function parseJson(text) {
           case 'u': {
             const hex = text.slice(i + 1, i + 5);
             if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail('bad \\u escape');
-            // A lone surrogate escape is kept as the lone code unit: the
-            // grammar allows it and PROTOCOL.md does not refuse it.
             out += String.fromCharCode(parseInt(hex, 16));
             i += 4;
             break;
@@ -367,16 +368,24 @@ function canonicalRef(ref) {
 // Record references (key=value or a record id).
 // ---------------------------------------------------------------------------
 
-/** {key, value} when `s` is a ref in key=value form, else null. */
+/**
+ * {key, value} when `s` has the key=value form of a ref: a key that holds no
+ * ':', '#' or white space (which a session reference's agent name and id would
+ * put before its '='), then '=' and the value. ASR-062, which defines the
+ * form, is not in the spec in hand: see README.md, "Guesses".
+ */
 function keyValueRef(s) {
   const eq = s.indexOf('=');
   if (eq <= 0) return null;
   const key = s.slice(0, eq);
-  // A key is a member name: it holds no ':' or '#' (which a session
-  // reference's agent name and id would put before any '=').
-  if (/[:#\s]/.test(key)) return null;
+  if (/[:#\s]/u.test(key)) return null;
   return { key, value: s.slice(eq + 1) };
 }
+
+// The native-id members a key=value ref is resolved by, as the spec in hand
+// writes refs (`messageId=...`, `callId=...`, `planId=...`) and records carry
+// ids (turnId, inferenceId). A ref of another key is resolved as a record id.
+const REF_KEYS = new Set(['messageId', 'callId', 'planId', 'turnId', 'inferenceId']);
 
 // ---------------------------------------------------------------------------
 // Reading one stream.
@@ -479,37 +488,37 @@ function readLines(lines) {
   for (let k = 0; k < rest.length; k++) {
     const v = rest[k].value;
     const id = str(v.get('id'));
-    if (id === null || byId.has(id)) continue;
+    // The header is the first record of its id, though not listed.
+    if (id === null || byId.has(id) || id === headerId) continue;
     const rec = { id, v, pos: k + 1, type: str(v.get('type')) };
     records.push(rec);
     byId.set(id, rec);
   }
   const headerRec = { id: headerId, v: header, pos: 0, type: 'session', header: true };
 
-  // A ref resolves to the first record of its id (the header included), or,
-  // in key=value form, to the latest record before the referring line whose
-  // member `key` is the string `value`.
-  const resolve = (ref, pos) => {
-    if (typeof ref !== 'string') return null;
+  // A ref in key=value form names every record whose member `key` is the
+  // string `value` (the revisions of a message share its messageId); any
+  // other ref names the first record of its id (the header included).
+  const resolve = (ref) => {
+    if (typeof ref !== 'string') return [];
     const kv = keyValueRef(ref);
-    if (kv) {
-      for (let k = records.length - 1; k >= 0; k--) {
-        const r = records[k];
-        if (r.pos < pos && str(r.v.get(kv.key)) === kv.value) return r;
-      }
-      if (str(header.get(kv.key)) === kv.value) return headerRec;
-      return null;
+    if (kv && REF_KEYS.has(kv.key)) {
+      const found = records.filter((r) => str(r.v.get(kv.key)) === kv.value);
+      if (str(header.get(kv.key)) === kv.value) found.unshift(headerRec);
+      return found;
     }
-    if (headerId !== null && ref === headerId) return headerRec;
-    return byId.get(ref) || null;
+    if (headerId !== null && ref === headerId) return [headerRec];
+    return byId.has(ref) ? [byId.get(ref)] : [];
   };
 
-  // Supersession: a later record naming an earlier one.
+  // Supersession: a later record naming an earlier one. When several name a
+  // record, the last of them continues its chain.
   const supersededBy = new Map();
   for (const r of records) {
     if (!r.v.has('supersedes')) continue;
-    const target = resolve(r.v.get('supersedes'), r.pos);
-    if (target && !target.header && target.pos < r.pos) supersededBy.set(target, r);
+    for (const target of resolve(r.v.get('supersedes'))) {
+      if (!target.header && target.pos < r.pos) supersededBy.set(target, r);
+    }
   }
   const latest = (r) => {
     let cur = r;
@@ -574,13 +583,12 @@ function readLines(lines) {
   const delivered = new Set();
   for (const r of records) {
     if (r.type !== 'delivery' || !r.v.has('message')) continue;
-    const target = resolve(r.v.get('message'), r.pos);
-    if (!target || target.header) continue;
     const status = str(latest(r).v.get('status'));
-    if (status === 'sent' || status === 'delivered') delivered.add(target);
+    if (status !== 'sent' && status !== 'delivered') continue;
+    for (const target of resolve(r.v.get('message'))) delivered.add(target);
   }
 
-  const out = {};
+  const out = Object.create(null);
   const own = [];
   let mayIncludeCopies = false;
   for (const r of records) {
@@ -647,7 +655,8 @@ function readPart(p, message) {
   const index = [];
   const text = str(member(part, 'text'));
   if (type === 'reasoning') {
-    const vis = part.has('visibility') ? part.get('visibility') : undefined;
+    // A visibility that is not a string is no visibility: absent.
+    const vis = str(part.get('visibility')) ?? undefined;
     render = vis === 'full' ? 'reasoning-full' : vis === 'summary' ? 'reasoning-summary' : 'reasoning-hidden';
     if ((vis === 'full' || vis === undefined) && text !== null) index.push(text);
     if (vis === 'summary') {
@@ -680,16 +689,23 @@ const byBytes = (a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 
 function readCase(buffers) {
   const results = buffers.map((bytes) => {
     const split = splitStream(bytes);
-    if (split.refused) return { refused: split.refused };
-    return { read: readLines(split.lines) };
+    // A refused stream is answered with the reading of the lines before the
+    // one refused, when they start with a header (the kit does not compare it).
+    const headed = split.lines.length > 0 && str(split.lines[0].value.get('type')) === 'session';
+    const read = headed ? readLines(split.lines) : null;
+    return split.refused ? { refused: split.refused, read } : { read };
   });
-  const present = results.filter((r) => r.read && r.read.own).map((r) => r.read.own);
+  const present = results.filter((r) => !r.refused && r.read.own).map((r) => r.read.own);
   return results.map((r) => {
+    const read = r.read;
+    let answer;
     if (r.refused) {
       const d = r.refused;
-      return { valid: false, diagnostics: [{ rule: d.rule, severity: 'error', line: d.line, message: d.message }] };
+      answer = { valid: false, diagnostics: [{ rule: d.rule, severity: 'error', line: d.line, message: d.message }] };
+      if (!read) return answer;
+    } else {
+      answer = { valid: true, diagnostics: [] };
     }
-    const read = r.read;
     const unresolved = [];
     const seen = new Set();
     for (const s of read.sessions) {
@@ -700,15 +716,12 @@ function readCase(buffers) {
       unresolved.push(c);
     }
     unresolved.sort(byBytes);
-    return {
-      valid: true,
-      diagnostics: [],
-      reading: {
-        session: { root: read.root, unresolved },
-        records: read.records,
-        totals: read.totals,
-      },
+    answer.reading = {
+      session: { root: read.root, unresolved },
+      records: read.records,
+      totals: read.totals,
     };
+    return answer;
   });
 }
 
