@@ -16,10 +16,11 @@ const IMPLEMENTATION = {
 // ---------------------------------------------------------------------------
 // Strict JSON (RFC 8259) over one decoded line.
 //
-// JSON.parse is not used: it keeps the last of duplicate member names, turns
-// 1e400 into Infinity and loses the digits of integers beyond 2^53. This parser
-// keeps every number's source text, and every object's members in order with
-// the first of duplicate names winning (see README.md, "Duplicate member names").
+// JSON.parse is not used: it turns 1e400 into Infinity, loses the digits of
+// integers beyond 2^53 and accepts lone surrogate escapes. This parser keeps
+// every number's source text; of duplicate member names the last is kept, as
+// RFC 8259 section 4 says many implementations do (PROTOCOL.md is silent: see
+// README.md).
 // It is iterative, so a deeply nested line cannot exhaust the call stack.
 // ---------------------------------------------------------------------------
 
@@ -30,7 +31,7 @@ class JsonNumber {
   }
 }
 
-/** A JSON object: members in source order, first of a repeated name kept. */
+/** A JSON object: members by name, the last of a repeated name kept. */
 class JsonObject {
   constructor() {
     this.map = new Map();
@@ -139,9 +140,8 @@ function parseJson(text) {
     const top = stack[stack.length - 1];
     if (top.kind === 'a') {
       top.value.push(value);
-    } else if (top.value.map.has(top.key)) {
-      top.value.duplicates = true;
     } else {
+      if (top.value.map.has(top.key)) top.value.duplicates = true;
       top.value.map.set(top.key, value);
     }
   };
@@ -520,10 +520,12 @@ function readLines(lines) {
       if (!target.header && target.pos < r.pos) supersededBy.set(target, r);
     }
   }
-  const latest = (r) => {
+  // A delivery's latest revision: the end of its chain of deliveries (a
+  // record of another type that names it is no revision of a delivery).
+  const latestDelivery = (r) => {
     let cur = r;
     const seen = new Set();
-    while (supersededBy.has(cur) && !seen.has(cur)) {
+    while (supersededBy.has(cur) && !seen.has(cur) && supersededBy.get(cur).type === 'delivery') {
       seen.add(cur);
       cur = supersededBy.get(cur);
     }
@@ -546,7 +548,8 @@ function readLines(lines) {
   let inherits = member(obj(header.get('lineage')), 'inherits');
   for (const d of declarations) {
     const l = obj(d.get('lineage'));
-    if (l && l.has('inherits')) inherits = l.get('inherits');
+    // A declaration "that has one": an inherits of null is none.
+    if (l && l.has('inherits') && l.get('inherits') !== null) inherits = l.get('inherits');
   }
   const mode = str(member(obj(inherits), 'mode'));
   const mirror = str(header.get('authority')) === 'mirror';
@@ -556,8 +559,11 @@ function readLines(lines) {
     const local = str(member(obj(inherits), 'localThroughId'));
     if (local !== null) {
       if (headerId !== null && local === headerId) {
+        // ASR-415's "at or below that record's seq" holds for the header too:
+        // a record with the header's seq (0) is in the prefix.
         localNamesRecord = true;
-        prefixSeq = 'empty';
+        const seq = header.get('seq');
+        prefixSeq = seq instanceof JsonNumber ? seq.text : 'empty';
       } else if (byId.has(local)) {
         localNamesRecord = true;
         const seq = byId.get(local).v.get('seq');
@@ -579,13 +585,25 @@ function readLines(lines) {
     return 'unknown';
   };
 
-  // Deliveries, each taken at its latest revision.
+  // Deliveries, each taken at its latest revision: that revision's status, for
+  // the message it names (or, when it names none, the one its nearest earlier
+  // revision names).
+  const revisionOf = new Map();
+  for (const [target, by] of supersededBy) revisionOf.set(by, target);
   const delivered = new Set();
-  for (const r of records) {
-    if (r.type !== 'delivery' || !r.v.has('message')) continue;
-    const status = str(latest(r).v.get('status'));
+  const ends = new Set(records.filter((r) => r.type === 'delivery').map(latestDelivery));
+  for (const end of ends) {
+    const status = str(end.v.get('status'));
     if (status !== 'sent' && status !== 'delivered') continue;
-    for (const target of resolve(r.v.get('message'))) delivered.add(target);
+    let cur = end;
+    const seen = new Set();
+    while (cur && !cur.v.has('message') && !seen.has(cur)) {
+      seen.add(cur);
+      cur = revisionOf.get(cur);
+      if (cur && cur.type !== 'delivery') cur = undefined;
+    }
+    if (!cur || !cur.v.has('message')) continue;
+    for (const target of resolve(cur.v.get('message'))) delivered.add(target);
   }
 
   const out = Object.create(null);
@@ -609,12 +627,15 @@ function readLines(lines) {
   // derivedFrom entries that are session references with a # part.
   const named = [];
   for (const l of lineages) lineageRefs(l, named);
-  for (const l of rest) {
+  // Every line's, the header's copiedFrom included; derivedFrom is a
+  // message's member.
+  for (const l of lines) {
     const v = l.value;
-    if (str(v.get('type')) === 'subagent') named.push(v.get('childSession'));
+    const type = str(v.get('type'));
+    if (type === 'subagent' && l !== lines[0]) named.push(v.get('childSession'));
     named.push(member(obj(v.get('copiedFrom')), 'session'));
     const df = v.get('derivedFrom');
-    if (Array.isArray(df)) {
+    if (type === 'message' && Array.isArray(df)) {
       for (const e of df) {
         if (typeof e === 'string' && e.includes('#') && !keyValueRef(e)) named.push(e);
       }
