@@ -369,17 +369,15 @@ function canonicalRef(ref) {
 // ---------------------------------------------------------------------------
 
 /**
- * {key, value} when `s` has the key=value form of a ref: a key that holds no
- * ':', '#' or white space (which a session reference's agent name and id would
- * put before its '='), then '=' and the value. ASR-062, which defines the
- * form, is not in the spec in hand: see README.md, "Guesses".
+ * {key, value} when `s` has the key=value form of a ref: a key that is a
+ * member name (an ASCII letter, then letters, digits or '_', as messageId,
+ * callId, planId), then '=' and the value. ASR-062, which defines the form, is
+ * not in the spec in hand: see README.md, "Guesses".
  */
 function keyValueRef(s) {
-  const eq = s.indexOf('=');
-  if (eq <= 0) return null;
-  const key = s.slice(0, eq);
-  if (/[:#\s]/u.test(key)) return null;
-  return { key, value: s.slice(eq + 1) };
+  const m = /^([A-Za-z][A-Za-z0-9_]*)=/.exec(s);
+  if (!m) return null;
+  return { key: m[1], value: s.slice(m[0].length) };
 }
 
 // The native-id members a key=value ref is resolved by, as the spec in hand
@@ -548,8 +546,9 @@ function readLines(lines) {
   let inherits = member(obj(header.get('lineage')), 'inherits');
   for (const d of declarations) {
     const l = obj(d.get('lineage'));
-    // A declaration "that has one": an inherits of null is none.
-    if (l && l.has('inherits') && l.get('inherits') !== null) inherits = l.get('inherits');
+    // A declaration "that has one": an inherits that is no object (null, 5)
+    // is none.
+    if (l && obj(l.get('inherits'))) inherits = l.get('inherits');
   }
   const mode = str(member(obj(inherits), 'mode'));
   const mirror = str(header.get('authority')) === 'mirror';
