@@ -35,7 +35,6 @@ class JsonNumber {
 class JsonObject {
   constructor() {
     this.map = new Map();
-    this.duplicates = false;
   }
   has(name) {
     return this.map.has(name);
@@ -141,7 +140,6 @@ function parseJson(text) {
     if (top.kind === 'a') {
       top.value.push(value);
     } else {
-      if (top.value.map.has(top.key)) top.value.duplicates = true;
       top.value.map.set(top.key, value);
     }
   };
@@ -647,7 +645,6 @@ function readLines(lines) {
     sessions,
     root,
     records: out,
-    order: records.map((r) => r.id),
     totals: { ownRecords: own, mayIncludeCopies },
   };
 }
@@ -824,7 +821,8 @@ function persistent() {
       }
       write(withSeq(reply, seqText));
     } else if (req.type === 'stop') {
-      process.exit(0);
+      // Exit once every answer written has been flushed.
+      process.stdout.write('', () => process.exit(0));
     }
   };
   process.stdin.on('data', (chunk) => {
@@ -836,7 +834,7 @@ function persistent() {
       handle(line);
     }
   });
-  process.stdin.on('end', () => process.exit(0));
+  process.stdin.on('end', () => process.stdout.write('', () => process.exit(0)));
 }
 
 // ---------------------------------------------------------------------------
