@@ -46,6 +46,22 @@ class JsonObject {
 
 class JsonError extends Error {}
 
+/**
+ * A line beyond what the kit's decisions let a reader refuse: a number no double holds
+ * (decision number-range, ASR-X-005) or nesting deeper than 128 levels (decision
+ * nesting-depth, ASR-X-006). A reader may read such a line or refuse it; this one refuses,
+ * as the reference does, so that the two agree on every stream.
+ */
+class LimitError extends JsonError {
+  constructor(rule, why) {
+    super(why);
+    this.rule = rule;
+  }
+}
+
+/** The deepest nesting read: the line's object is at depth 1. */
+const MAX_DEPTH = 128;
+
 const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
 
 /** Parses `text` as exactly one JSON value; throws JsonError otherwise. */
@@ -112,6 +128,9 @@ function parseJson(text) {
     const m = NUM.exec(text);
     if (!m || m[0].length === 0 || m[0] === '-') fail('bad number');
     i += m[0].length;
+    if (!Number.isFinite(Number(m[0]))) {
+      throw new LimitError('ASR-X-005', `a number beyond a double at character ${i}`);
+    }
     return new JsonNumber(m[0]);
   };
   const parseLiteral = () => {
@@ -161,6 +180,7 @@ function parseJson(text) {
           emit(obj);
           state = 'after';
         } else {
+          if (stack.length >= MAX_DEPTH) throw new LimitError('ASR-X-006', `nesting deeper than ${MAX_DEPTH} levels at character ${i}`);
           stack.push({ kind: 'o', value: obj, key: null });
           if (text[i] !== '"') fail('expected member name');
           stack[stack.length - 1].key = parseString();
@@ -179,6 +199,7 @@ function parseJson(text) {
           emit([]);
           state = 'after';
         } else {
+          if (stack.length >= MAX_DEPTH) throw new LimitError('ASR-X-006', `nesting deeper than ${MAX_DEPTH} levels at character ${i}`);
           stack.push({ kind: 'a', value: [], key: null });
           state = 'value';
         }
@@ -417,6 +438,9 @@ function splitStream(bytes) {
     try {
       value = parseJson(text);
     } catch (e) {
+      if (e instanceof LimitError) {
+        return { refused: { rule: e.rule, line: lineNo, message: e.message }, lines };
+      }
       const rule = lineNo === 1 ? 'ASR-X-007' : 'ASR-X-003';
       return { refused: { rule, line: lineNo, message: `not JSON: ${e.message}` }, lines };
     }

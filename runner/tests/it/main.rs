@@ -8,6 +8,7 @@ mod fuzz_report;
 mod golden;
 mod helpers;
 mod merge;
+mod node_reader;
 mod pipeline;
 mod producer_fuzz;
 mod producers;
