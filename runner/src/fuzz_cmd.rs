@@ -973,6 +973,7 @@ fn write_case(
                 reader: Some(ReaderExpect {
                     valid: outcome.accepted,
                     reading: serde_json::to_value(&outcome.reading)?,
+                    may_refuse: false,
                 }),
             }
         }

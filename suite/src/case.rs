@@ -79,13 +79,18 @@ pub struct Expect {
 
 /// What a reader must make of a stream.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ReaderExpect {
     /// Whether the reader must read the stream (`true`) or refuse it (`false`): the `valid`
     /// of its answer (PROTOCOL.md, "What a reader may refuse").
     pub valid: bool,
     /// The reading, or the members of it the case decides (PROTOCOL.md, "Readers").
     pub reading: serde_json::Value,
+    /// With `valid: true`: the kit's decision (the sidecar's `decision`) lets a reader refuse
+    /// the stream as well as read it (a line it cannot represent, a blank line). A reader
+    /// that refuses passes; one that reads must give `reading`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub may_refuse: bool,
 }
 
 /// What a validator must report.

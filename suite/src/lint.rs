@@ -253,6 +253,23 @@ pub fn decisions(cases: &[Case], catalog: &Catalog) -> Vec<String> {
     problems
 }
 
+/// A reader case that lets a reader refuse (`mayRefuse`) names the decision that lets it: the
+/// spec text in hand asks a reader to read the stream, and only the kit's decision (a line it
+/// cannot represent, a blank line) lets it refuse.
+pub fn may_refuse_names_a_decision(cases: &[Case]) -> Vec<String> {
+    cases
+        .iter()
+        .filter(|c| c.sidecar.expect.reader.as_ref().is_some_and(|r| r.may_refuse))
+        .filter(|c| c.sidecar.decision.is_none())
+        .map(|c| {
+            format!(
+                "{}: a reader case with mayRefuse names the decision that lets a reader refuse (\"decision\")",
+                c.name
+            )
+        })
+        .collect()
+}
+
 /// Every clause a case names is a clause of the catalog, of one of the rules the case names.
 pub fn clauses_exist(cases: &[Case], catalog: &Catalog) -> Vec<String> {
     let mut problems = Vec::new();
@@ -1370,12 +1387,36 @@ mod tests {
         with_reading.sidecar.expect.reader = Some(crate::case::ReaderExpect {
             valid: true,
             reading: serde_json::json!({}),
+            may_refuse: false,
         });
         assert!(
             !reader_coverage(&[with_reading], catalog)
                 .iter()
                 .any(|p| p.starts_with("ASR-237:"))
         );
+    }
+
+    #[test]
+    fn a_reader_case_that_may_be_refused_names_its_decision() {
+        let mut lets = case("x/i_blank", "c1", &["ASR-X-003"], true, &[]);
+        lets.sidecar.expect.reader = Some(crate::case::ReaderExpect {
+            valid: true,
+            reading: serde_json::json!({}),
+            may_refuse: true,
+        });
+        let mut must_read = lets.clone();
+        must_read.name = "x/y_read".into();
+        if let Some(reader) = must_read.sidecar.expect.reader.as_mut() {
+            reader.may_refuse = false;
+        }
+        assert_eq!(
+            may_refuse_names_a_decision(&[lets.clone(), must_read]),
+            [
+                "x/i_blank: a reader case with mayRefuse names the decision that lets a reader refuse (\"decision\")"
+            ]
+        );
+        lets.sidecar.decision = Some("empty-lines".into());
+        assert!(may_refuse_names_a_decision(&[lets]).is_empty());
     }
 
     #[test]

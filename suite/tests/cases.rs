@@ -263,6 +263,11 @@ fn lints(cases: &[Case], root: &Path) -> Vec<Trial> {
     );
     let all = cases.to_vec();
     lint(
+        "may_refuse_names_a_decision",
+        Box::new(move || lint::may_refuse_names_a_decision(&all)),
+    );
+    let all = cases.to_vec();
+    lint(
         "named_rules_exist",
         Box::new(move || lint::rules_exist(&all, Catalog::embedded())),
     );

@@ -637,6 +637,11 @@ pub fn judge_reader(case: &Case, answer: &[StreamAnswer]) -> Judgement {
         pretty(&project(&expect.reading, actual))
     );
     if stream.valid != expect.valid {
+        // The case's decision lets a reader refuse what it cannot represent; what it read
+        // before is not compared, as with any refusal.
+        if !stream.valid && expect.may_refuse {
+            return judgement;
+        }
         let reason = if stream.valid {
             "the reader read a stream it must refuse"
         } else {
@@ -1257,5 +1262,42 @@ mod tests {
             [(Some("ASR-X-007"), Failure::Refusal)]
         );
         assert!(judge_reader(headless, &reading_answer(false, None)).pass);
+    }
+
+    #[test]
+    fn a_reader_may_refuse_only_where_the_case_lets_it() {
+        let cases = corpus();
+        let must_read = find(&cases, "messages/ASR-224/y_reader_part_values_override");
+        let bytes = std::fs::read(&must_read.streams[0].1).expect("stream");
+        let right = serde_json::to_value(crate::reading::read_bytes(&bytes).reading).expect("json");
+        let mut wrong = right.clone();
+        wrong["records"]["r1"]["parts"][0]["author"] = "model".into();
+        let mut lets = must_read.clone();
+        lets.sidecar.decision = Some("empty-lines".into());
+        if let Some(reader) = lets.sidecar.expect.reader.as_mut() {
+            reader.may_refuse = true;
+        }
+        let refused = judge_reader(&lets, &reading_answer(false, Some(wrong.clone())));
+        assert!(refused.pass, "{:?}", refused.reasons);
+        let read_wrongly = judge_reader(&lets, &reading_answer(true, Some(wrong.clone())));
+        assert!(!read_wrongly.pass);
+        assert!(
+            read_wrongly
+                .attributions
+                .iter()
+                .all(|a| a.kind == Failure::Reading),
+            "{:?}",
+            read_wrongly.reasons
+        );
+        let read_rightly = judge_reader(&lets, &reading_answer(true, Some(right.clone())));
+        assert!(read_rightly.pass, "{:?}", read_rightly.reasons);
+        let refused_without = judge_reader(must_read, &reading_answer(false, Some(right)));
+        assert!(!refused_without.pass);
+        assert!(
+            refused_without
+                .attributions
+                .iter()
+                .all(|a| a.kind == Failure::Refusal)
+        );
     }
 }
