@@ -203,6 +203,10 @@ fn reader_cases(cases: &[Case]) -> (Vec<ReaderCase>, Vec<String>) {
         let outcome = read_bytes(&bytes);
         let right = serde_json::to_value(&outcome.reading).expect("a reading is JSON");
         let kinds = Kinds::of_stream(&bytes);
+        // A refusal the case allows leaves no reading of the whole stream to misread.
+        if expect.may_refuse && !outcome.accepted {
+            continue;
+        }
         if outcome.accepted != expect.valid
             || !compare_readings(&expect.reading, &right, &kinds).is_empty()
         {
