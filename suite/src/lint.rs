@@ -1398,7 +1398,7 @@ mod tests {
 
     #[test]
     fn a_reader_case_that_may_be_refused_names_its_decision() {
-        let mut lets = case("x/i_blank", "c1", &["ASR-X-003"], true, &[]);
+        let mut lets = case("x/i_blank", "c0001", &["ASR-X-003"], true, &[]);
         lets.sidecar.expect.reader = Some(crate::case::ReaderExpect {
             valid: true,
             reading: serde_json::json!({}),
@@ -1416,7 +1416,16 @@ mod tests {
             ]
         );
         lets.sidecar.decision = Some("empty-lines".into());
-        assert!(may_refuse_names_a_decision(&[lets]).is_empty());
+        assert!(may_refuse_names_a_decision(std::slice::from_ref(&lets)).is_empty());
+        // The schema lets a reader refuse only a stream it is otherwise asked to read.
+        let mut sidecar = serde_json::to_value(&lets.sidecar).expect("serializes");
+        assert!(
+            sidecar_schema("x/i_blank", &sidecar).is_empty(),
+            "{:?}",
+            sidecar_schema("x/i_blank", &sidecar)
+        );
+        sidecar["expect"]["reader"]["valid"] = json!(false);
+        assert_eq!(sidecar_schema("x/i_blank", &sidecar).len(), 1);
     }
 
     #[test]
