@@ -150,7 +150,28 @@ def parse_line(raw, report):
         kind = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(value), "a number")
         report("ASR-X-003", "", f"the line is {kind}, not a JSON object")
         return None
+    # Python reads an escaped lone surrogate ("\ud800") into a string no UTF-8 holds; the
+    # kit rejects such a line as no JSON text (decision lone-surrogates), and so do we.
+    if has_lone_surrogate(value):
+        report("ASR-X-003", "", "the line escapes a lone surrogate, which is no Unicode text")
+        return None
     return value
+
+
+def has_lone_surrogate(value):
+    """Whether a string anywhere in `value` (member names included) holds a lone surrogate."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if any(0xD800 <= ord(c) <= 0xDFFF for c in item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def reject_constant(name):

@@ -423,10 +423,7 @@ fn subjects(args: &Args, corpus: &[Case], role: ProtocolRole) -> Result<Vec<Case
                     rules: Vec::new(),
                     clauses: Vec::new(),
                     roles: vec![Role::Reader, Role::Validator],
-                    expect: Expect {
-                        validator: None,
-                        reader: None,
-                    },
+                    expect: Expect::default(),
                     provenance: Provenance::HandWritten { note: None },
                     status: Status::Stable,
                     decision: None,
@@ -439,7 +436,7 @@ fn subjects(args: &Args, corpus: &[Case], role: ProtocolRole) -> Result<Vec<Case
     let selected: Vec<Case> = corpus
         .iter()
         .filter(|c| match role {
-            ProtocolRole::Reader => c.sidecar.expect.reader.is_some(),
+            ProtocolRole::Reader => c.sidecar.expect.reads(),
             _ => c.sidecar.roles.contains(&Role::Validator),
         })
         .filter(|c| name.as_ref().is_none_or(|p| p.matches(&c.name)))

@@ -964,6 +964,7 @@ fn write_case(
                 if_rejected: Vec::new(),
             }),
             reader: None,
+            reader_streams: BTreeMap::default(),
         },
         RoleArg::Reader => {
             // Families are asked of validators only: a reader's case has one stream.
@@ -973,7 +974,9 @@ fn write_case(
                 reader: Some(ReaderExpect {
                     valid: outcome.accepted,
                     reading: serde_json::to_value(&outcome.reading)?,
+                    may_refuse: false,
                 }),
+                ..Expect::default()
             }
         }
     };

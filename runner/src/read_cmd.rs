@@ -27,6 +27,11 @@ pub struct Args {
     /// longer one is an error [default: 16 GiB].
     #[arg(long, value_name = "BYTES")]
     max_spool_bytes: Option<u64>,
+    /// Read the streams as one set (a parent and its children): a session one of them is,
+    /// is no unresolved session of the others (PROTOCOL.md, "Several streams read as one
+    /// set"). Without it, each stream is read alone.
+    #[arg(long)]
+    set: bool,
 }
 
 pub fn run(args: &Args) -> Result<u8> {
@@ -36,9 +41,21 @@ pub fn run(args: &Args) -> Result<u8> {
     let mut out = io::BufWriter::new(stdout.lock());
     let pretty = !args.compact;
     let mut all_accepted = true;
+    let mut passes = Vec::with_capacity(args.files.len());
     for path in &args.files {
         let name = path.to_string_lossy().into_owned();
-        let (scanned, mut file) = first_pass(path, &name, args.max_line_bytes, max_spool)?;
+        let (scanned, file) = first_pass(path, &name, args.max_line_bytes, max_spool)?;
+        passes.push((name, scanned, file));
+    }
+    if args.set {
+        asr_suite::reading::read_together(
+            &mut passes
+                .iter_mut()
+                .map(|(_, scan, _)| scan)
+                .collect::<Vec<_>>(),
+        );
+    }
+    for (name, scanned, mut file) in passes {
         file.rewind()
             .with_context(|| format!("failed to read {name}"))?;
         let accepted = scanned.accepted();

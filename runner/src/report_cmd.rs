@@ -492,7 +492,7 @@ fn has_role(case: &Case, role: ProtocolRole) -> bool {
     match role {
         ProtocolRole::Validator => case.sidecar.roles.contains(&Role::Validator),
         ProtocolRole::Reader => {
-            case.sidecar.roles.contains(&Role::Reader) && case.sidecar.expect.reader.is_some()
+            case.sidecar.roles.contains(&Role::Reader) && case.sidecar.expect.reads()
         }
         ProtocolRole::Producer => case.sidecar.roles.contains(&Role::Producer),
     }

@@ -66,8 +66,8 @@ pub struct Sidecar {
 }
 
 /// Expectations per role.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Expect {
     /// What a validator reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -75,17 +75,38 @@ pub struct Expect {
     /// How a reader understands the stream.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reader: Option<ReaderExpect>,
+    /// For a case of several streams: how a reader understands each, by the stream's part,
+    /// every stream of the case read as one set.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub reader_streams: std::collections::BTreeMap<String, ReaderExpect>,
+}
+
+impl Expect {
+    /// Whether the case says what a reader makes of its streams.
+    pub fn reads(&self) -> bool {
+        self.reader.is_some() || !self.reader_streams.is_empty()
+    }
+
+    /// Every expectation of a reader the case holds: its one stream's, or each stream's.
+    pub fn readers(&self) -> impl Iterator<Item = &ReaderExpect> {
+        self.reader.iter().chain(self.reader_streams.values())
+    }
 }
 
 /// What a reader must make of a stream.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ReaderExpect {
     /// Whether the reader must read the stream (`true`) or refuse it (`false`): the `valid`
     /// of its answer (PROTOCOL.md, "What a reader may refuse").
     pub valid: bool,
     /// The reading, or the members of it the case decides (PROTOCOL.md, "Readers").
     pub reading: serde_json::Value,
+    /// With `valid: true`: the kit's decision (the sidecar's `decision`) lets a reader refuse
+    /// the stream as well as read it (a line it cannot represent, a blank line). A reader
+    /// that refuses passes; one that reads must give `reading`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub may_refuse: bool,
 }
 
 /// What a validator must report.

@@ -253,6 +253,23 @@ pub fn decisions(cases: &[Case], catalog: &Catalog) -> Vec<String> {
     problems
 }
 
+/// A reader case that lets a reader refuse (`mayRefuse`) names the decision that lets it: the
+/// spec text in hand asks a reader to read the stream, and only the kit's decision (a line it
+/// cannot represent, a blank line) lets it refuse.
+pub fn may_refuse_names_a_decision(cases: &[Case]) -> Vec<String> {
+    cases
+        .iter()
+        .filter(|c| c.sidecar.expect.readers().any(|r| r.may_refuse))
+        .filter(|c| c.sidecar.decision.is_none())
+        .map(|c| {
+            format!(
+                "{}: a reader case with mayRefuse names the decision that lets a reader refuse (\"decision\")",
+                c.name
+            )
+        })
+        .collect()
+}
+
 /// Every clause a case names is a clause of the catalog, of one of the rules the case names.
 pub fn clauses_exist(cases: &[Case], catalog: &Catalog) -> Vec<String> {
     let mut problems = Vec::new();
@@ -540,7 +557,7 @@ pub fn coverage(cases: &[Case], catalog: &Catalog) -> Vec<String> {
     {
         let read = cases
             .iter()
-            .filter(|c| c.sidecar.expect.reader.is_some() && c.sidecar.rules.contains(&check.id))
+            .filter(|c| c.sidecar.expect.reads() && c.sidecar.rules.contains(&check.id))
             .count();
         if read < 2 {
             problems.push(format!(
@@ -555,10 +572,10 @@ pub fn coverage(cases: &[Case], catalog: &Catalog) -> Vec<String> {
 /// Every reader case names a rule that binds readers (a refusal, or a reading missing, is
 /// charged to those: a failure never goes to no rule, nor to a rule that binds no reader),
 /// and a decision it rests on says which members of the reading it is about (it softens
-/// those and nothing else).
+/// those and nothing else), unless it is the decision that lets a reader refuse the stream.
 pub fn reader_charges(cases: &[Case], catalog: &Catalog) -> Vec<String> {
     let mut problems = Vec::new();
-    for case in cases.iter().filter(|c| c.sidecar.expect.reader.is_some()) {
+    for case in cases.iter().filter(|c| c.sidecar.expect.reads()) {
         let binding = case
             .sidecar
             .rules
@@ -571,6 +588,34 @@ pub fn reader_charges(cases: &[Case], catalog: &Catalog) -> Vec<String> {
                 case.sidecar.rules.join(", ")
             ));
         }
+        // A decision that lets a reader refuse (`mayRefuse`) is about the refusal: it softens
+        // no member, and needs none.
+        let may_refuse = case.sidecar.expect.readers().any(|r| r.may_refuse);
+        let parts: Vec<&str> = case.streams.iter().map(|(p, _)| p.as_str()).collect();
+        let keys: Vec<&str> = case
+            .sidecar
+            .expect
+            .reader_streams
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let shaped = match (&case.sidecar.expect.reader, keys.is_empty()) {
+            (Some(_), true) => parts.len() == 1,
+            (None, false) => {
+                parts.len() > 1 && {
+                    let mut sorted = parts.clone();
+                    sorted.sort_unstable();
+                    sorted == keys
+                }
+            }
+            _ => false,
+        };
+        if !shaped {
+            problems.push(format!(
+                "{}: a reader case of one stream has `reader`, one of several `readerStreams` with one entry a stream's part (its streams: {parts:?}; readerStreams: {keys:?})",
+                case.name
+            ));
+        }
         if let Some(decision) = case
             .sidecar
             .decision
@@ -578,6 +623,7 @@ pub fn reader_charges(cases: &[Case], catalog: &Catalog) -> Vec<String> {
             .and_then(|d| catalog.decision(d))
             && decision.reading.is_none()
             && decision.members.is_empty()
+            && !may_refuse
         {
             problems.push(format!(
                 "{}: its decision {} names no member of the reading (`members` in cases/rules.toml), so it would soften none",
@@ -595,7 +641,7 @@ pub fn reader_coverage(cases: &[Case], catalog: &Catalog) -> Vec<String> {
         .rules
         .iter()
         .filter(|r| r.checks.contains(&CheckKind::Reader))
-        .filter(|r| !cases.iter().any(|c| c.sidecar.expect.reader.is_some() && c.sidecar.rules.contains(&r.id)))
+        .filter(|r| !cases.iter().any(|c| c.sidecar.expect.reads() && c.sidecar.rules.contains(&r.id)))
         .filter(|r| !r.notes.as_deref().is_some_and(|n| n.to_lowercase().contains("not tested yet")))
         .map(|r| format!("{}: no case carries an expected reading for it, and its notes do not say why (\"Not tested yet: ...\")", r.id))
         .collect()
@@ -938,6 +984,7 @@ mod tests {
                         if_rejected: Vec::new(),
                     }),
                     reader: None,
+                    reader_streams: BTreeMap::default(),
                 },
                 provenance: Provenance::HandWritten { note: None },
                 status: Status::Stable,
@@ -1429,12 +1476,45 @@ mod tests {
         with_reading.sidecar.expect.reader = Some(crate::case::ReaderExpect {
             valid: true,
             reading: serde_json::json!({}),
+            may_refuse: false,
         });
         assert!(
             !reader_coverage(&[with_reading], catalog)
                 .iter()
                 .any(|p| p.starts_with("ASR-237:"))
         );
+    }
+
+    #[test]
+    fn a_reader_case_that_may_be_refused_names_its_decision() {
+        let mut lets = case("x/i_blank", "c0001", &["ASR-X-003"], true, &[]);
+        lets.sidecar.expect.reader = Some(crate::case::ReaderExpect {
+            valid: true,
+            reading: serde_json::json!({}),
+            may_refuse: true,
+        });
+        let mut must_read = lets.clone();
+        must_read.name = "x/y_read".into();
+        if let Some(reader) = must_read.sidecar.expect.reader.as_mut() {
+            reader.may_refuse = false;
+        }
+        assert_eq!(
+            may_refuse_names_a_decision(&[lets.clone(), must_read]),
+            [
+                "x/i_blank: a reader case with mayRefuse names the decision that lets a reader refuse (\"decision\")"
+            ]
+        );
+        lets.sidecar.decision = Some("empty-lines".into());
+        assert!(may_refuse_names_a_decision(std::slice::from_ref(&lets)).is_empty());
+        // The schema lets a reader refuse only a stream it is otherwise asked to read.
+        let mut sidecar = serde_json::to_value(&lets.sidecar).expect("serializes");
+        assert!(
+            sidecar_schema("x/i_blank", &sidecar).is_empty(),
+            "{:?}",
+            sidecar_schema("x/i_blank", &sidecar)
+        );
+        sidecar["expect"]["reader"]["valid"] = json!(false);
+        assert_eq!(sidecar_schema("x/i_blank", &sidecar).len(), 1);
     }
 
     #[test]

@@ -160,6 +160,43 @@ pub fn read_bytes(bytes: &[u8]) -> ReadOutcome {
     read_stream(bytes, usize::MAX).unwrap_or_else(|_| State::new(true, usize::MAX).finish())
 }
 
+/// Reads streams held in memory as one set: each stream's reading, the sessions of the
+/// others present (PROTOCOL.md, "Several streams read as one set").
+pub fn read_set(streams: &[&[u8]]) -> Vec<ReadOutcome> {
+    let mut states: Vec<State> = streams
+        .iter()
+        .map(|bytes| {
+            let mut state = State::new(true, usize::MAX);
+            let mut lines = LineReader::new(*bytes, usize::MAX);
+            while let Ok(Some(line)) = lines.next_line() {
+                state.take(&line);
+            }
+            state
+        })
+        .collect();
+    share_sessions(&mut states.iter_mut().collect::<Vec<_>>());
+    states.into_iter().map(State::finish).collect()
+}
+
+/// Reads scanned streams as one set: each has the sessions the others are (PROTOCOL.md,
+/// "Several streams read as one set").
+pub fn read_together(scans: &mut [&mut Scan]) {
+    share_sessions(&mut scans.iter_mut().map(|s| &mut s.state).collect::<Vec<_>>());
+}
+
+fn share_sessions(states: &mut [&mut State]) {
+    let sessions: Vec<Option<String>> = states.iter().map(|s| s.own_session.clone()).collect();
+    for (n, state) in states.iter_mut().enumerate() {
+        state.present.extend(
+            sessions
+                .iter()
+                .enumerate()
+                .filter(|(m, _)| *m != n)
+                .filter_map(|(_, s)| s.clone()),
+        );
+    }
+}
+
 /// How the reference reader placed a stream held in memory: its header, its records, what
 /// their references resolved to, the sessions it names. The checker gives its own
 /// ([`crate::check::outline`]); the two agree on every stream.
@@ -178,6 +215,8 @@ pub fn outline(bytes: &[u8]) -> Outline {
 pub struct Refusal {
     /// 1-based line (0 for the stream as a whole).
     pub line: usize,
+    /// The kit's check the line breaks (PROTOCOL.md, "What a reader may refuse").
+    pub rule: &'static str,
     /// Why, in words.
     pub reason: String,
 }
@@ -313,12 +352,18 @@ impl Scan {
         self.state.accepted && self.state.seen_any
     }
 
+    /// The stream's own session, in canonical form, when its header names one.
+    pub fn own_session(&self) -> Option<&str> {
+        self.state.own_session.as_deref()
+    }
+
     /// Why it does not, line by line (empty when it does).
     pub fn refusals(&self) -> Vec<Refusal> {
         let mut refusals = self.state.refusals.clone();
         if !self.state.seen_any && refusals.is_empty() {
             refusals.push(Refusal {
                 line: 0,
+                rule: "ASR-X-007",
                 reason: "the stream is empty: it has no header".into(),
             });
         }
@@ -470,6 +515,8 @@ struct State {
     /// Every `inherits.localThroughId`: the declaring line and the reference.
     local_throughs: Vec<(usize, u32)>,
     named: BTreeSet<String>,
+    /// The sessions of the other streams read with this one, as a set: not unresolved.
+    present: BTreeSet<String>,
     /// Every record with an id, the header included, numbered as [`State::records`].
     index: RecordIndex,
     records: Vec<Record>,
@@ -538,6 +585,7 @@ impl State {
             inherits: Inheriting::default(),
             local_throughs: Vec::new(),
             named: BTreeSet::new(),
+            present: BTreeSet::new(),
             index: RecordIndex::default(),
             records: Vec::new(),
             texts: Strings::default(),
@@ -557,6 +605,7 @@ impl State {
             } => {
                 self.refuse(
                     *number,
+                    "ASR-X-006",
                     format!(
                         "the line is {len} bytes long, longer than {} (--max-line-bytes): it was not read",
                         self.max_line
@@ -576,15 +625,16 @@ impl State {
         }
     }
 
-    fn refuse(&mut self, line: usize, reason: String) {
+    fn refuse(&mut self, line: usize, rule: &'static str, reason: String) {
         self.accepted = false;
         if self.refusals.len() < MAX_REFUSALS {
-            self.refusals.push(Refusal { line, reason });
+            self.refusals.push(Refusal { line, rule, reason });
             return;
         }
         self.refused_more += 1;
         let more = Refusal {
             line: 0,
+            rule,
             reason: format!("and {} more lines refused", self.refused_more),
         };
         if self.refused_more == 1 {
@@ -602,12 +652,26 @@ impl State {
         let parsed = match json::parse(bytes) {
             Ok(parsed) => parsed,
             Err(failure) => {
-                self.refuse(number, format!("the line is not JSON: {failure}"));
+                let rule = match failure {
+                    json::Failure::TooDeep { .. } => "ASR-X-006",
+                    json::Failure::NumberOutOfRange { .. } => "ASR-X-005",
+                    json::Failure::Syntax { .. } if std::str::from_utf8(bytes).is_err() => {
+                        "ASR-X-001"
+                    }
+                    json::Failure::Syntax { .. } if number == 1 => "ASR-X-007",
+                    json::Failure::Syntax { .. } => "ASR-X-003",
+                };
+                self.refuse(number, rule, format!("the line is not JSON: {failure}"));
                 return;
             }
         };
         let Value::Object(object) = &parsed.value else {
-            self.refuse(number, "the line is not a JSON object".into());
+            let rule = if number == 1 {
+                "ASR-X-007"
+            } else {
+                "ASR-X-003"
+            };
+            self.refuse(number, rule, "the line is not a JSON object".into());
             return;
         };
         let record = model::Record::new(object);
@@ -617,7 +681,11 @@ impl State {
                 first_is_not_header: true,
             })
         {
-            self.refuse(number, "the first line is not the `session` header".into());
+            self.refuse(
+                number,
+                "ASR-X-007",
+                "the first line is not the `session` header".into(),
+            );
         }
         let is_header = standing == Standing::Header;
         if is_header {
@@ -661,7 +729,11 @@ impl State {
         let number = match self.index.add(record, line) {
             Added::New(n) => n,
             Added::Full => {
-                self.refuse(0, "more records than the reader can number".into());
+                self.refuse(
+                    0,
+                    "ASR-X-006",
+                    "more records than the reader can number".into(),
+                );
                 return;
             }
             Added::Repeated(_) | Added::NoId => return,
@@ -736,7 +808,7 @@ impl State {
             Tri::Unknown
         };
         let mut unresolved: Vec<String> = self.named.iter().cloned().collect();
-        unresolved.retain(|s| Some(s) != self.own_session.as_ref());
+        unresolved.retain(|s| Some(s) != self.own_session.as_ref() && !self.present.contains(s));
         Facts {
             session: SessionReading { root, unresolved },
             superseded,

@@ -188,7 +188,14 @@ fn copied<R: Read>(input: R, max_line: usize) -> Result<FirstPass, String> {
 
 /// Writes the `answered` line of a reader: for each stream, whether it was accepted and its
 /// reading, members as `serde_json` writes a [`Reply`].
-fn write_readings<W: Write>(out: &mut W, seq: u64, readings: Vec<FirstPass>) -> io::Result<()> {
+fn write_readings<W: Write>(out: &mut W, seq: u64, mut readings: Vec<FirstPass>) -> io::Result<()> {
+    // The streams of one case are read as one set: each has the others' sessions.
+    crate::reading::read_together(
+        &mut readings
+            .iter_mut()
+            .map(|(FirstPass::File(scan, _) | FirstPass::Bytes(scan, _))| scan)
+            .collect::<Vec<_>>(),
+    );
     let mut out = io::BufWriter::with_capacity(64 << 10, out);
     write!(out, "{{\"type\":\"answered\",\"seq\":{seq}")?;
     let any = !readings.is_empty();
@@ -199,9 +206,19 @@ fn write_readings<W: Write>(out: &mut W, seq: u64, readings: Vec<FirstPass>) -> 
         let comma = if n == 0 { "" } else { "," };
         let (FirstPass::File(scan, _) | FirstPass::Bytes(scan, _)) = &read;
         let valid = scan.accepted();
+        // A refusal says why: the check each refused line breaks, and where.
+        let diagnostics: Vec<serde_json::Value> = scan
+            .refusals()
+            .iter()
+            .map(|r| {
+                serde_json::json!({"rule": r.rule, "severity": "error",
+                    "line": r.line.max(1), "message": r.reason})
+            })
+            .collect();
         write!(
             out,
-            "{comma}{{\"valid\":{valid},\"diagnostics\":[],\"reading\":"
+            "{comma}{{\"valid\":{valid},\"diagnostics\":{},\"reading\":",
+            serde_json::Value::Array(diagnostics)
         )?;
         match read {
             FirstPass::File(scan, mut file) => {

@@ -322,10 +322,7 @@ impl SourceFixture {
                 rules: self.sidecar.rules.clone(),
                 clauses: Vec::new(),
                 roles: vec![Role::Producer],
-                expect: Expect {
-                    validator: None,
-                    reader: None,
-                },
+                expect: Expect::default(),
                 provenance: Provenance::HandWritten {
                     note: Some(provenance),
                 },

@@ -10,6 +10,7 @@ use asr_suite::case::{Case, Violation, load_corpus};
 use asr_suite::catalog::Catalog;
 use asr_suite::lint;
 use libtest_mimic::{Arguments, Failed, Trial};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 fn corpus_root() -> PathBuf {
@@ -132,45 +133,63 @@ fn validator_case(case: &Case) -> Result<Option<String>, Failed> {
 }
 
 fn reader_case(case: &Case) -> Result<Option<String>, Failed> {
-    let Some(expect) = &case.sidecar.expect.reader else {
+    if !case.sidecar.expect.reads() {
         return Ok(None);
-    };
-    let bytes = std::fs::read(&case.streams[0].1).map_err(|e| e.to_string())?;
-    let outcome = asr_suite::reading::read_bytes(&bytes);
-    let actual = serde_json::to_value(&outcome.reading).map_err(|e| e.to_string())?;
+    }
+    let streams: Vec<Vec<u8>> = case
+        .streams
+        .iter()
+        .map(|(_, path)| std::fs::read(path))
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    let outcomes =
+        asr_suite::reading::read_set(&streams.iter().map(Vec::as_slice).collect::<Vec<_>>());
     // The reference is judged as any reader is.
-    let answer =
-        asr_suite::protocol::StreamAnswer::read(outcome.accepted, Some((&outcome.reading).into()));
-    let judgement = asr_suite::judge::judge_reader(case, &[answer]);
+    let answers: Vec<asr_suite::protocol::StreamAnswer> = outcomes
+        .iter()
+        .map(|o| asr_suite::protocol::StreamAnswer::read(o.accepted, Some((&o.reading).into())))
+        .collect();
+    let judgement = asr_suite::judge::judge_reader(case, &answers);
     if judgement.pass && judgement.notes.is_empty() {
         return Ok(None);
     }
-    let projected = asr_suite::judge::project(&expect.reading, &actual);
+    let mut sidecar = case.sidecar.clone();
+    let mut diffs = String::new();
+    for ((part, _), outcome) in case.streams.iter().zip(&outcomes) {
+        let expect = match sidecar.expect.reader.as_mut() {
+            Some(expect) => expect,
+            None => sidecar
+                .expect
+                .reader_streams
+                .get_mut(part)
+                .ok_or("no reader expectation for a stream")?,
+        };
+        let actual = serde_json::to_value(&outcome.reading).map_err(|e| e.to_string())?;
+        let projected = asr_suite::judge::project(&expect.reading, &actual);
+        let pretty =
+            |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default() + "\n";
+        let _ = write!(
+            diffs,
+            "{part} (valid: expected {}, read {}):\n{}",
+            expect.valid,
+            outcome.accepted,
+            similar::TextDiff::from_lines(&pretty(&expect.reading), &pretty(&projected))
+                .unified_diff()
+                .header("expected (sidecar)", "actual (reference reader)")
+        );
+        expect.valid = outcome.accepted;
+        expect.reading = projected;
+    }
     if bless_requested()? {
-        let mut sidecar = case.sidecar.clone();
-        let reader = sidecar
-            .expect
-            .reader
-            .as_mut()
-            .ok_or("no reader expectation")?;
-        reader.valid = outcome.accepted;
-        reader.reading = projected;
         write_sidecar(case, &sidecar)?;
         return Ok(None);
     }
-    let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default() + "\n";
-    let diff = similar::TextDiff::from_lines(&pretty(&expect.reading), &pretty(&projected))
-        .unified_diff()
-        .header("expected (sidecar)", "actual (reference reader)")
-        .to_string();
     let mut list = judgement.reasons;
     list.extend(judgement.notes);
     Ok(Some(format!(
-        "{} ({}): the reference reader disagrees with the sidecar (valid: expected {}, read {})\n{}\n{diff}\n{}",
+        "{} ({}): the reference reader disagrees with the sidecar\n{}\n{diffs}\n{}",
         case.name,
         case.sidecar_path.display(),
-        expect.valid,
-        outcome.accepted,
         list.join("\n"),
         bless_hint(case)
     )))
@@ -260,6 +279,11 @@ fn lints(cases: &[Case], root: &Path) -> Vec<Trial> {
     lint(
         "decisions_are_in_the_catalog_and_hold_together",
         Box::new(move || lint::decisions(&all, Catalog::embedded())),
+    );
+    let all = cases.to_vec();
+    lint(
+        "may_refuse_names_a_decision",
+        Box::new(move || lint::may_refuse_names_a_decision(&all)),
     );
     let all = cases.to_vec();
     lint(

@@ -408,7 +408,7 @@ fn select_unsharded<'a>(
     let selected: Vec<&Case> = corpus
         .iter()
         .filter(|c| c.sidecar.roles.contains(&wanted))
-        .filter(|c| wanted != asr_suite::catalog::Role::Reader || c.sidecar.expect.reader.is_some())
+        .filter(|c| wanted != asr_suite::catalog::Role::Reader || c.sidecar.expect.reads())
         .filter(|c| {
             rule_glob
                 .as_ref()

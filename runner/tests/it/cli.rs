@@ -919,7 +919,7 @@ fn the_counts_the_readmes_quote_are_true() {
         .lines()
         .filter(|l| {
             let l = l.trim_start();
-            l.split_once(" => \"")
+            l.split_once(" => [")
                 .is_some_and(|(knob, _)| knob.chars().all(char::is_alphanumeric))
         })
         .count();

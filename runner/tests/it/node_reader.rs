@@ -3,7 +3,7 @@
 //! reference on any stream of the corpus. A disagreement here is a missing case (both pass
 //! every case yet read a stream differently), or a bug of one side: add the case.
 
-use crate::helpers::{Run, asr_ctk, corpus, root, scratch};
+use crate::helpers::{Kit, asr_ctk, corpus, root, scratch};
 use asr_suite::conformance::{Outcome, RunReport};
 use std::path::PathBuf;
 use std::process::Command;
@@ -33,12 +33,24 @@ fn node_reader() -> String {
 
 /// Every stream of the corpus but the source fixtures' (which are native files, no ASR).
 fn corpus_streams() -> Vec<PathBuf> {
-    let mut streams: Vec<PathBuf> = asr_suite::walk::files(&corpus())
-        .into_iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .filter(|p| !p.starts_with(corpus().join("sources")))
-        .collect();
-    streams.sort();
+    fn under(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .expect("a corpus directory")
+            .map(|e| e.expect("an entry").path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                under(&path, out);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                out.push(path);
+            }
+        }
+    }
+    let mut streams = Vec::new();
+    for dir in ["inferred", "lineage", "messages"] {
+        under(&corpus().join(dir), &mut streams);
+    }
     streams
 }
 
@@ -58,18 +70,28 @@ fn the_node_reader_passes_every_reader_case() {
         "--adapter",
         &adapter,
     ]);
-    let report: RunReport = serde_json::from_str(
-        &std::fs::read_to_string(out.join("report.json")).expect("a report"),
-    )
-    .expect("report.json");
+    let report: RunReport =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("a report"))
+            .expect("report.json");
     let failed: Vec<String> = report
         .cases
         .iter()
         .filter(|c| c.outcome != Outcome::Pass)
-        .map(|c| format!("{} {:?}: {}", c.name, c.outcome, c.detail.as_deref().unwrap_or("")))
+        .map(|c| {
+            format!(
+                "{} {:?}: {}",
+                c.name,
+                c.outcome,
+                c.detail.as_deref().unwrap_or("")
+            )
+        })
         .collect();
     assert!(failed.is_empty(), "{}", failed.join("\n"));
-    assert!(report.cases.len() >= 78, "{} reader cases", report.cases.len());
+    assert!(
+        report.cases.len() >= 78,
+        "{} reader cases",
+        report.cases.len()
+    );
     assert_eq!(output.status.code(), Some(0), "{output:?}");
 }
 
@@ -93,7 +115,7 @@ fn the_node_reader_and_the_reference_read_every_stream_of_the_corpus_alike() {
     .map(|s| (*s).to_owned())
     .collect();
     args.extend(streams.iter().map(|p| p.to_string_lossy().into_owned()));
-    let output = Run::new(&args)
+    let output = Kit::new(&args)
         .limit(std::time::Duration::from_secs(600))
         .output();
     let stdout = String::from_utf8_lossy(&output.stdout);

@@ -469,10 +469,21 @@ fn a_member_the_reading_does_not_define_is_noted_and_refused_by_validate_protoco
         .iter()
         .filter(|c| c.notes.iter().any(|n| n.starts_with("/session/mood")))
         .count();
-    // Every reading is noted but those of streams a reader must refuse, not compared.
+    // Every reading is noted but those of streams the reader refused, not compared.
+    let refused = asr_suite::case::load_corpus(&crate::helpers::corpus())
+        .expect("the corpus")
+        .iter()
+        .filter(|c| c.sidecar.expect.reader.is_some())
+        .filter(|c| {
+            let bytes = std::fs::read(&c.streams[0].1).expect("a stream");
+            !asr_suite::reading::read_bytes(&bytes).accepted
+        })
+        .count();
+    assert!(noted >= 100, "{noted} noted");
     assert!(
-        noted + 10 >= report.cases.len() && noted >= 30,
-        "{noted} noted"
+        noted + refused == report.cases.len(),
+        "{noted} noted, {refused} refused, of {}",
+        report.cases.len()
     );
     let (output, report) = run_with(
         "adds_a_member_strict",

@@ -29,6 +29,10 @@ pub struct Kinds {
     pub records: BTreeSet<String>,
     /// The header's id: the session, which no reading lists as a record.
     header: Option<String>,
+    /// Some line is not read here (not JSON to serde_json: deeper than it reads, a number
+    /// beyond a double, a lone surrogate): a reader that may read it lists records these
+    /// kinds do not know.
+    pub unread: bool,
     /// Each record's tags (its type; `copied`, `mirror`, `prefix`, `rendered`, `withdrawn`).
     record_tags: BTreeMap<String, Vec<String>>,
     /// Each message part's tags (its kind; `reasoning-only`, `summary`), by record and index.
@@ -43,9 +47,18 @@ impl Kinds {
     /// The kinds of the records and parts of a stream (lines that are not JSON objects, and
     /// the header, are left out; a repeated id keeps its first record).
     pub fn of_stream(bytes: &[u8]) -> Self {
+        let mut unread = false;
+        // A reader may read past a byte order mark before the header (decision
+        // byte-order-mark): so do these kinds.
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         let objects: Vec<Map<String, Value>> = bytes
             .split(|b| *b == b'\n')
-            .filter_map(|line| serde_json::from_slice::<Value>(line).ok())
+            .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
+            .filter_map(|line| {
+                let value = serde_json::from_slice::<Value>(line).ok();
+                unread |= value.is_none();
+                value
+            })
             .filter_map(|value| match value {
                 Value::Object(object) => Some(object),
                 _ => None,
@@ -83,7 +96,10 @@ impl Kinds {
         // What the reference reads of each record: its originality and whether a revision
         // supersedes it decide which rule a member that depends on them comes from.
         let reference = crate::reading::read_bytes(bytes).reading;
-        let mut kinds = Kinds::default();
+        let mut kinds = Kinds {
+            unread,
+            ..Kinds::default()
+        };
         for (n, object) in objects.iter().enumerate() {
             let Some(id) = object.get("id").and_then(Value::as_str) else {
                 continue;

@@ -8,7 +8,7 @@ mod producer;
 
 pub use producer::{judge_conversion, judge_producer};
 
-use crate::case::{Case, Verdict, Violation};
+use crate::case::{Case, ReaderExpect, Verdict, Violation};
 use crate::catalog::Catalog;
 use crate::conformance::{
     Attribution, Failure, MAX_PLACES, MAX_RULE_ID_CHARS, MAX_UNKNOWN_RULES, Outcome, Place,
@@ -19,6 +19,7 @@ use crate::protocol::{AnswerDiagnostic, ReadingAnswer, StreamAnswer};
 use members::Kinds;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The judgement of one answer.
@@ -702,66 +703,118 @@ pub fn project(expected: &Value, actual: &Value) -> Value {
 /// not define are noted.
 pub fn judge_reader(case: &Case, answer: &[StreamAnswer]) -> Judgement {
     let mut judgement = Judgement::passing();
-    let Some(expect) = &case.sidecar.expect.reader else {
+    let single = case.sidecar.expect.reader.as_ref();
+    let expectations: Vec<(&str, &std::path::Path, &ReaderExpect)> = case
+        .streams
+        .iter()
+        .filter_map(|(part, path)| {
+            let expect = match single {
+                Some(expect) if case.streams.len() == 1 => Some(expect),
+                Some(_) => None,
+                None => case.sidecar.expect.reader_streams.get(part),
+            }?;
+            Some((part.as_str(), path.as_path(), expect))
+        })
+        .collect();
+    if expectations.is_empty() {
         return judgement;
-    };
-    let decision = case
-        .sidecar
-        .decision
-        .as_deref()
-        .and_then(|id| Catalog::embedded().decisions.iter().find(|d| d.id == id));
+    }
     // A failure of the reading as a whole goes to the case's rules that bind readers.
     let whole: Vec<&str> = reader_rules(case);
-    let Some(stream) = answer.first() else {
+    if answer.len() != case.streams.len() {
         for rule in &whole {
             judgement.fail(
-                "the answer has no stream".into(),
+                format!(
+                    "the answer has {} streams, the case {}",
+                    answer.len(),
+                    case.streams.len()
+                ),
                 Some(rule),
                 Failure::Refusal,
                 None,
             );
         }
         return judgement;
-    };
+    }
+    let several = case.streams.len() > 1;
+    for ((part, path, expect), stream) in expectations.into_iter().zip(answer) {
+        let label = if several {
+            format!("{part}: ")
+        } else {
+            String::new()
+        };
+        judge_stream(&mut judgement, case, &label, path, expect, stream, &whole);
+    }
+    judgement
+}
+
+/// Judges one stream's answer against its expectation, into `judgement`: each reason starts
+/// with `label` (the stream's part, in a case of several).
+fn judge_stream(
+    judgement: &mut Judgement,
+    case: &Case,
+    label: &str,
+    path: &std::path::Path,
+    expect: &ReaderExpect,
+    stream: &StreamAnswer,
+    whole: &[&str],
+) {
+    let decision = case
+        .sidecar
+        .decision
+        .as_deref()
+        .and_then(|id| Catalog::embedded().decisions.iter().find(|d| d.id == id));
     let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default() + "\n";
     let null = Value::Null;
     let actual = stream.reading.as_ref().map_or(&null, ReadingAnswer::json);
-    judgement.expected_text = format!("valid: {}\n{}", expect.valid, pretty(&expect.reading));
-    judgement.actual_text = format!(
-        "valid: {}\n{}",
+    let _ = write!(
+        judgement.expected_text,
+        "{label}valid: {}\n{}",
+        expect.valid,
+        pretty(&expect.reading)
+    );
+    let _ = write!(
+        judgement.actual_text,
+        "{label}valid: {}\n{}",
         stream.valid,
         pretty(&project(&expect.reading, actual))
     );
     if stream.valid != expect.valid {
+        // The case's decision lets a reader refuse what it cannot represent; what it read
+        // before is not compared, as with any refusal.
+        if !stream.valid && expect.may_refuse {
+            return;
+        }
         let reason = if stream.valid {
             "the reader read a stream it must refuse"
         } else {
             "the reader refused a stream it must read"
         };
-        for rule in &whole {
-            judgement.fail(reason.to_owned(), Some(rule), Failure::Refusal, None);
+        for rule in whole {
+            judgement.fail(
+                format!("{label}{reason}"),
+                Some(rule),
+                Failure::Refusal,
+                None,
+            );
         }
-        return judgement;
+        return;
     }
     if !expect.valid {
-        return judgement;
+        return;
     }
     if stream.reading.is_none() {
-        for rule in &whole {
+        for rule in whole {
             judgement.fail(
-                "the answer has no reading".into(),
+                format!("{label}the answer has no reading"),
                 Some(rule),
                 Failure::Reading,
                 None,
             );
         }
-        return judgement;
+        return;
     }
-    let bytes: Vec<u8> = case
-        .streams
-        .first()
-        .and_then(|(_, path)| std::fs::read(path).ok())
-        .unwrap_or_default();
+    let bytes: Vec<u8> = std::fs::read(path).unwrap_or_default();
     let kinds = Kinds::of_stream(&bytes);
     let tags = |id: &str| kinds.tags_of(id);
     let softened = |m: &ReadingMismatch| {
@@ -772,7 +825,9 @@ pub fn judge_reader(case: &Case, answer: &[StreamAnswer]) -> Judgement {
         })
     };
     let mut mismatches = compare_readings(&expect.reading, actual, &kinds);
-    if let Some(Value::Object(records)) = actual.get("records") {
+    if let Some(Value::Object(records)) = actual.get("records")
+        && !kinds.unread
+    {
         for id in records.keys().filter(|id| !kinds.records.contains(*id)) {
             let pointer = crate::diagnostic::pointer_join("/records", id);
             mismatches.push(ReadingMismatch {
@@ -787,30 +842,25 @@ pub fn judge_reader(case: &Case, answer: &[StreamAnswer]) -> Judgement {
     }
     for mismatch in mismatches {
         let on = softened(&mismatch);
+        let reason = format!("{label}{mismatch}");
         if mismatch.rule == UNATTRIBUTED {
-            for rule in &whole {
-                judgement.fail(
-                    mismatch.to_string(),
-                    Some(rule),
-                    Failure::Reading,
-                    on.as_deref(),
-                );
+            for rule in whole {
+                judgement.fail(reason.clone(), Some(rule), Failure::Reading, on.as_deref());
             }
         } else {
-            let rule = mismatch.rule.clone();
             judgement.fail(
-                mismatch.to_string(),
-                Some(&rule),
+                reason,
+                Some(&mismatch.rule),
                 Failure::Reading,
                 on.as_deref(),
             );
         }
     }
-    judgement.notes = members::undefined_members(actual)
-        .into_iter()
-        .map(|p| format!("{p} is not a member of the reading (schemas/reading.schema.json)"))
-        .collect();
     judgement
+        .notes
+        .extend(members::undefined_members(actual).into_iter().map(|p| {
+            format!("{label}{p} is not a member of the reading (schemas/reading.schema.json)")
+        }));
 }
 
 /// The rules of a reader case that bind readers: those a failure of the reading as a whole
@@ -1375,6 +1425,43 @@ mod tests {
     }
 
     #[test]
+    fn the_streams_of_a_case_are_read_as_one_set() {
+        let cases = corpus();
+        let case = find(
+            &cases,
+            "lineage/ASR-406/y_reader_a_set_resolves_only_the_sessions_it_holds",
+        );
+        let bytes: Vec<Vec<u8>> = case
+            .streams
+            .iter()
+            .map(|(_, p)| std::fs::read(p).expect("stream"))
+            .collect();
+        let answer = |outcomes: Vec<crate::reading::ReadOutcome>| -> Vec<StreamAnswer> {
+            outcomes
+                .iter()
+                .map(|o| StreamAnswer::read(o.accepted, Some((&o.reading).into())))
+                .collect()
+        };
+        let set = crate::reading::read_set(&bytes.iter().map(Vec::as_slice).collect::<Vec<_>>());
+        let judged = judge_reader(case, &answer(set));
+        assert!(judged.pass, "{:?}", judged.reasons);
+        // Each stream read alone lists the other's session: ASR-406, in both streams.
+        let alone = bytes
+            .iter()
+            .map(|b| crate::reading::read_bytes(b))
+            .collect();
+        let judged = judge_reader(case, &answer(alone));
+        assert_eq!(attributions(&judged), [(Some("ASR-406"), None)]);
+        assert_eq!(judged.reasons.len(), 2, "{:?}", judged.reasons);
+        assert!(judged.reasons[0].starts_with("child: /session/unresolved"));
+        // An answer for one stream of two.
+        let set = crate::reading::read_set(&bytes.iter().map(Vec::as_slice).collect::<Vec<_>>());
+        let judged = judge_reader(case, &answer(set)[..1]);
+        assert!(!judged.pass);
+        assert_eq!(attributions(&judged), [(Some("ASR-406"), None)]);
+    }
+
+    #[test]
     fn a_case_decision_softens_the_members_it_names_and_nothing_else() {
         let cases = corpus();
         let case = find(&cases, "lineage/ASR-415/y_reader_declaration_in_prefix");
@@ -1505,5 +1592,42 @@ mod tests {
             [(Some("ASR-X-007"), Failure::Refusal)]
         );
         assert!(judge_reader(headless, &reading_answer(false, None)).pass);
+    }
+
+    #[test]
+    fn a_reader_may_refuse_only_where_the_case_lets_it() {
+        let cases = corpus();
+        let must_read = find(&cases, "messages/ASR-224/y_reader_part_values_override");
+        let bytes = std::fs::read(&must_read.streams[0].1).expect("stream");
+        let right = serde_json::to_value(crate::reading::read_bytes(&bytes).reading).expect("json");
+        let mut wrong = right.clone();
+        wrong["records"]["r1"]["parts"][0]["author"] = "model".into();
+        let mut lets = must_read.clone();
+        lets.sidecar.decision = Some("empty-lines".into());
+        if let Some(reader) = lets.sidecar.expect.reader.as_mut() {
+            reader.may_refuse = true;
+        }
+        let refused = judge_reader(&lets, &reading_answer(false, Some(wrong.clone())));
+        assert!(refused.pass, "{:?}", refused.reasons);
+        let read_wrongly = judge_reader(&lets, &reading_answer(true, Some(wrong.clone())));
+        assert!(!read_wrongly.pass);
+        assert!(
+            read_wrongly
+                .attributions
+                .iter()
+                .all(|a| a.kind == Failure::Reading),
+            "{:?}",
+            read_wrongly.reasons
+        );
+        let read_rightly = judge_reader(&lets, &reading_answer(true, Some(right.clone())));
+        assert!(read_rightly.pass, "{:?}", read_rightly.reasons);
+        let refused_without = judge_reader(must_read, &reading_answer(false, Some(right)));
+        assert!(!refused_without.pass);
+        assert!(
+            refused_without
+                .attributions
+                .iter()
+                .all(|a| a.kind == Failure::Refusal)
+        );
     }
 }
