@@ -477,3 +477,75 @@ fn every_wrong_reading_is_charged_to_the_rule_it_breaks() {
     println!("{table}");
     assert!(wrong_rule.is_empty(), "{}\n{table}", wrong_rule.join("\n"));
 }
+
+/// Every JSON Pointer into `value`, containers included.
+fn pointers(value: &Value, at: &mut String, out: &mut Vec<(String, Value)>) {
+    out.push((at.clone(), value.clone()));
+    let mut push = |token: &str, child: &Value, at: &mut String| {
+        let mark = at.len();
+        at.push('/');
+        at.push_str(&token.replace('~', "~0").replace('/', "~1"));
+        pointers(child, at, out);
+        at.truncate(mark);
+    };
+    match value {
+        Value::Object(members) => {
+            for (key, child) in members {
+                push(key, child, at);
+            }
+        }
+        Value::Array(items) => {
+            for (index, child) in items.iter().enumerate() {
+                push(&index.to_string(), child, at);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// No member of any reading of the corpus, read wrong, can be charged to no rule, nor to a
+/// rule that binds no reader: every pointer of the reference's reading of every reader
+/// case's stream (and a record the stream does not have, and every record's crediting)
+/// goes to a rule that binds readers.
+#[test]
+fn every_member_of_every_reading_comes_from_a_rule_that_binds_readers() {
+    let catalog = asr_suite::catalog::Catalog::embedded();
+    let reader = asr_suite::protocol::ProtocolRole::Reader;
+    let mut loose = Vec::new();
+    let mut checked = 0;
+    for case in corpus().iter().filter(|c| c.sidecar.expect.reads()) {
+        for (_, path) in &case.streams {
+            let bytes = std::fs::read(path).expect("a stream");
+            let kinds = Kinds::of_stream(&bytes);
+            let reading = serde_json::to_value(read_bytes(&bytes).reading).expect("json");
+            let mut all = Vec::new();
+            pointers(&reading, &mut String::new(), &mut all);
+            all.push(("/records/x-not-in-the-stream".into(), Value::Null));
+            for (pointer, value) in all.iter().filter(|(p, _)| !p.is_empty()) {
+                // The reading's three containers are no member of their own.
+                if ["/session", "/records", "/totals"].contains(&pointer.as_str()) {
+                    continue;
+                }
+                checked += 1;
+                match kinds.rule_of(pointer, Some(value)) {
+                    Some(rule) if catalog.binds(&rule, reader) => {}
+                    other => loose.push(format!("{}: {pointer} -> {other:?}", case.name)),
+                }
+            }
+            let ids = reading["records"]
+                .as_object()
+                .map(|r| r.keys().cloned().collect::<Vec<_>>())
+                .unwrap_or_default();
+            for id in ids.iter().map(String::as_str).chain(["h", "x-not-in-the-stream"]) {
+                for credited in [true, false] {
+                    let rule = kinds.credit_rule(id, credited);
+                    if !catalog.binds(&rule, reader) {
+                        loose.push(format!("{}: crediting {id} -> {rule}", case.name));
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 5_000, "{checked} members checked");
+    assert!(loose.is_empty(), "{}", loose.join("\n"));
+}

@@ -15,17 +15,14 @@ fn run(name: &str, adapter: Option<&str>) -> (Output, RunReport) {
     run_with(name, "reader", &[], adapter)
 }
 
-/// The rules named by the mismatches of every failing case.
+/// The rules every failing case's failures are charged to.
 fn failing_rules(report: &RunReport) -> BTreeSet<String> {
-    let mut rules = BTreeSet::new();
-    for case in report.cases.iter().filter(|c| c.outcome == Outcome::Fail) {
-        for part in case.detail.as_deref().unwrap_or("").split(" (").skip(1) {
-            if let Some(rule) = part.split(')').next().filter(|r| r.starts_with("ASR-")) {
-                rules.insert(rule.to_owned());
-            }
-        }
-    }
-    rules
+    report
+        .cases
+        .iter()
+        .filter(|c| c.outcome == Outcome::Fail)
+        .flat_map(|c| c.attributions.iter().filter_map(|a| a.rule.clone()))
+        .collect()
 }
 
 fn set(rules: &[&str]) -> BTreeSet<String> {
@@ -98,6 +95,21 @@ const WRONG: &[(&str, &str, &[&str])] = &[
         &["ASR-416", "ASR-417", "ASR-423"],
     ),
     ("first_delivery_revision", "ASR-237", &["ASR-237"]),
+    // The envelope and the records: a reader that passed every case while the kit had none
+    // of these.
+    ("reads_a_truncated_last_line", "ASR-X-003", &["ASR-X-003"]),
+    ("refuses_crlf", "ASR-X-019", &["ASR-X-019"]),
+    ("skips_byte_order_marks", "ASR-X-003", &["ASR-X-003"]),
+    (
+        "keeps_the_last_of_a_repeated_id",
+        "ASR-X-009",
+        &["ASR-X-009"],
+    ),
+    (
+        "derived_in_prefix_as_original",
+        "ASR-415",
+        &["ASR-415", "ASR-417"],
+    ),
 ];
 
 #[test]

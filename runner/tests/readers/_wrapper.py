@@ -39,6 +39,7 @@ class Stream:
     def __init__(self, data, path=None):
         self.header = None
         self.records = {}  # id -> record object, in stream order
+        self.repeated = {}  # id -> the last record of an id that more than one line has
         try:
             if data is None and path:
                 with open(path, "rb") as stream:
@@ -65,7 +66,10 @@ class Stream:
                     self.header = value
                     continue
             if isinstance(value, dict) and isinstance(value.get("id"), str):
+                if value["id"] in self.records:
+                    self.repeated[value["id"]] = value
                 self.records.setdefault(value["id"], value)
+        self.raw = raw
 
     def seq(self, record_id):
         """The record's seq, or None when the stream has no such record or no integer seq."""
@@ -190,17 +194,19 @@ def on_reading(mutate):
     return mutate_answer
 
 
-def run(script, mutate=None, validator=None, started=None):
+def run(script, mutate=None, validator=None, started=None, answer=None):
     """Runs the wrapper named after `script` (its __file__) with the given mutations: `mutate`
-    changes a reading (a dict) in place given the request's Stream, `validator` a validator's
-    answer for one stream (a dict with `valid` and `diagnostics`), `started` the `started`
-    reply."""
+    changes a reading (a dict) in place given the request's Stream, `answer` a reader's whole
+    answer for one stream (`valid`, `diagnostics`, `reading`) in place of `mutate`,
+    `validator` a validator's answer for one stream (a dict with `valid` and `diagnostics`),
+    `started` the `started` reply."""
     name = "wrong-" + os.path.splitext(os.path.basename(script))[0]
     if len(sys.argv) < 2:
         sys.stderr.write(f"usage: {os.path.basename(script)} ASR_CTK\n")
         sys.exit(2)
     try:
-        _run(name, sys.argv[1], mutate, validator, started)
+        reader = answer if answer is not None else (on_reading(mutate) if mutate else None)
+        _run(name, sys.argv[1], reader, validator, started)
     except BrokenPipeError:
         os._exit(0)
 
@@ -234,7 +240,7 @@ def _run(name, asr_ctk, mutate, validator, started):
             if kind != "answered" or request is None:
                 return line
             if request.get("role") == "reader":
-                changed = mutate is not None and mutate_streams(reply, request, on_reading(mutate))
+                changed = mutate is not None and mutate_streams(reply, request, mutate)
             else:
                 changed = validator is not None and mutate_streams(reply, request, validator)
             if not changed:

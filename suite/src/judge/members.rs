@@ -109,6 +109,13 @@ impl Kinds {
                 continue;
             }
             if kinds.records.contains(id) || kinds.header.as_deref() == Some(id) {
+                // Which line of a repeated id is the record is ASR-X-009's: every member of
+                // it a reader reads otherwise comes from that choice.
+                if let Some(tags) = kinds.record_tags.get_mut(id)
+                    && !tags.iter().any(|t| t == "repeated")
+                {
+                    tags.push("repeated".into());
+                }
                 continue;
             }
             kinds.records.insert(id.to_owned());
@@ -198,6 +205,15 @@ impl Kinds {
             .skip(1)
             .map(|t| t.replace("~1", "/").replace("~0", "~"))
             .collect();
+        if let [records, id, _, ..] = tokens.as_slice()
+            && records == "records"
+            && self
+                .record_tags
+                .get(id)
+                .is_some_and(|t| t.iter().any(|x| x == "repeated"))
+        {
+            return Some("ASR-X-009".into());
+        }
         let spec = member_spec(&tokens)?;
         if let Some(rule) = spec.rule {
             return Some(rule);
