@@ -534,24 +534,17 @@ function readLines(lines) {
   // Supersession: a later record naming an earlier one. When several name a
   // record, the last of them continues its chain.
   const supersededBy = new Map();
+  // Each revision and the record it revises (every one, a fork's both branches included).
+  const revisionOf = new Map();
   for (const r of records) {
     if (!r.v.has('supersedes')) continue;
     for (const target of resolve(r.v.get('supersedes'))) {
-      if (!target.header && target.pos < r.pos) supersededBy.set(target, r);
+      if (!target.header && target.pos < r.pos) {
+        supersededBy.set(target, r);
+        revisionOf.set(r, target);
+      }
     }
   }
-  // A delivery's latest revision: the end of its chain of deliveries (a
-  // record of another type that names it is no revision of a delivery).
-  const latestDelivery = (r) => {
-    let cur = r;
-    const seen = new Set();
-    while (supersededBy.has(cur) && !seen.has(cur) && supersededBy.get(cur).type === 'delivery') {
-      seen.add(cur);
-      cur = supersededBy.get(cur);
-    }
-    return cur;
-  };
-
   // Lineage of the header and the declarations.
   const declarations = rest.filter((l) => str(l.value.get('type')) === 'declaration').map((l) => l.value);
   const lineages = [obj(header.get('lineage')), ...declarations.map((d) => obj(d.get('lineage')))].filter(Boolean);
@@ -609,10 +602,14 @@ function readLines(lines) {
   // Deliveries, each taken at its latest revision: that revision's status, for
   // the message it names (or, when it names none, the one its nearest earlier
   // revision names).
-  const revisionOf = new Map();
-  for (const [target, by] of supersededBy) revisionOf.set(by, target);
+  // The ends of the chains: deliveries no delivery revises. The two ends of a forked
+  // chain are two latest revisions, either of which confirms (decision supersedes-fork).
   const delivered = new Set();
-  const ends = new Set(records.filter((r) => r.type === 'delivery').map(latestDelivery));
+  const revised = new Set();
+  for (const [by, target] of revisionOf) {
+    if (by.type === 'delivery' && target.type === 'delivery') revised.add(target);
+  }
+  const ends = records.filter((r) => r.type === 'delivery' && !revised.has(r));
   for (const end of ends) {
     const status = str(end.v.get('status'));
     if (status !== 'sent' && status !== 'delivered') continue;

@@ -59,6 +59,11 @@ pub struct Decision {
     /// of such a record.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub members: Vec<String>,
+    /// The text in hand decides, once two of its sentences that seem to pull apart are read
+    /// together, and the decision records that reading: an answer that differs fails, and
+    /// a case naming the decision softens nothing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub settled: bool,
     /// The implementation-defined (`i_`) cases this decision leaves to implementations:
     /// either branch passes, and the reference's choice is the kit's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -104,14 +109,14 @@ impl Decision {
             .is_some_and(|pattern| pattern_matches(pattern, pointer, &|_| Vec::new()))
     }
 
-    /// Whether a mismatch at `pointer` is on a member this decision is about (the member it
-    /// shapes, or one of its `members`), the ids of records tagged by `tags`.
+    /// Whether a mismatch at `pointer` is on one of the members a case resting on this
+    /// decision is about (its `members`), the ids of records tagged by `tags`. The member a
+    /// decision shapes is softened only where the values agree but for the decision
+    /// (its `equivalence`), never by a case naming it.
     pub fn covers(&self, pointer: &str, tags: &dyn Fn(&str) -> Vec<String>) -> bool {
-        self.shapes(pointer)
-            || self
-                .members
-                .iter()
-                .any(|pattern| pattern_matches(pattern, pointer, tags))
+        self.members
+            .iter()
+            .any(|pattern| pattern_matches(pattern, pointer, tags))
     }
 }
 

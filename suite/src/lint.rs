@@ -623,6 +623,7 @@ pub fn reader_charges(cases: &[Case], catalog: &Catalog) -> Vec<String> {
             .and_then(|d| catalog.decision(d))
             && decision.reading.is_none()
             && decision.members.is_empty()
+            && !decision.settled
             && !may_refuse
         {
             problems.push(format!(

@@ -536,7 +536,11 @@ fn every_member_of_every_reading_comes_from_a_rule_that_binds_readers() {
                 .as_object()
                 .map(|r| r.keys().cloned().collect::<Vec<_>>())
                 .unwrap_or_default();
-            for id in ids.iter().map(String::as_str).chain(["h", "x-not-in-the-stream"]) {
+            for id in ids
+                .iter()
+                .map(String::as_str)
+                .chain(["h", "x-not-in-the-stream"])
+            {
                 for credited in [true, false] {
                     let rule = kinds.credit_rule(id, credited);
                     if !catalog.binds(&rule, reader) {

@@ -13,7 +13,7 @@
 //! assert_eq!(kinds.rule("/records/r1/parts/0/render").as_deref(), Some("ASR-214"));
 //! assert_eq!(kinds.rule("/records/r1/parts/1/render").as_deref(), Some("ASR-218"));
 //! assert_eq!(kinds.rule("/records/r1/parts/0/author").as_deref(), Some("ASR-224"));
-//! assert_eq!(kinds.rule("/records/r1/type"), None);
+//! assert_eq!(kinds.rule("/records/r1/type").as_deref(), Some("ASR-X-010"));
 //! ```
 
 use crate::reading::Originality;
@@ -29,6 +29,10 @@ pub struct Kinds {
     pub records: BTreeSet<String>,
     /// The header's id: the session, which no reading lists as a record.
     header: Option<String>,
+    /// How the reference reads the stream were the last line of each repeated id its record
+    /// (`None` when no id repeats): a reader whose value is this one read the wrong line of
+    /// the id, ASR-X-009's matter.
+    last_wins: Option<Value>,
     /// Some line is not read here (not JSON to serde_json: deeper than it reads, a number
     /// beyond a double, a lone surrogate): a reader that may read it lists records these
     /// kinds do not know.
@@ -98,6 +102,7 @@ impl Kinds {
         let reference = crate::reading::read_bytes(bytes).reading;
         let mut kinds = Kinds {
             unread,
+            last_wins: last_wins(bytes),
             ..Kinds::default()
         };
         for (n, object) in objects.iter().enumerate() {
@@ -109,8 +114,8 @@ impl Kinds {
                 continue;
             }
             if kinds.records.contains(id) || kinds.header.as_deref() == Some(id) {
-                // Which line of a repeated id is the record is ASR-X-009's: every member of
-                // it a reader reads otherwise comes from that choice.
+                // Which line of a repeated id is the record is ASR-X-009's: a member read as
+                // the later line would give it comes from that choice.
                 if let Some(tags) = kinds.record_tags.get_mut(id)
                     && !tags.iter().any(|t| t == "repeated")
                 {
@@ -190,9 +195,10 @@ impl Kinds {
         kinds
     }
 
-    /// The rule the member at `pointer` (a JSON Pointer into a reading) comes from, or `None`
-    /// for a member no rule in hand decides (the reading's own structure: a record's
-    /// `type`, which records it lists, a part's index of text).
+    /// The rule the member at `pointer` (a JSON Pointer into a reading) comes from: every
+    /// member of a reading has one that binds readers (a test holds the corpus to it);
+    /// `None` only for a pointer that is no member, or a member of a record the stream's
+    /// kinds do not know.
     pub fn rule(&self, pointer: &str) -> Option<String> {
         self.rule_of(pointer, None)
     }
@@ -211,6 +217,8 @@ impl Kinds {
                 .record_tags
                 .get(id)
                 .is_some_and(|t| t.iter().any(|x| x == "repeated"))
+            && read.is_some()
+            && self.last_wins.as_ref().and_then(|r| r.pointer(pointer)) == read
         {
             return Some("ASR-X-009".into());
         }
@@ -291,6 +299,39 @@ impl Kinds {
         ))
         .unwrap_or_else(|| "ASR-416".into())
     }
+}
+
+/// The reference's reading of `bytes` with every line whose id a later line repeats left
+/// out, so that the last line of each repeated id is its record; `None` when no id repeats.
+fn last_wins(bytes: &[u8]) -> Option<Value> {
+    let lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+    let ids: Vec<Option<String>> = lines
+        .iter()
+        .enumerate()
+        .map(|(n, line)| {
+            let value: Value = serde_json::from_slice(line).ok()?;
+            // The header keeps its id: a later line with it is no record either way.
+            (n > 0).then_some(())?;
+            value.get("id")?.as_str().map(str::to_owned)
+        })
+        .collect();
+    let mut last = BTreeMap::new();
+    for (n, id) in ids.iter().enumerate() {
+        if let Some(id) = id {
+            last.insert(id.clone(), n);
+        }
+    }
+    if last.len() == ids.iter().flatten().count() {
+        return None;
+    }
+    let kept: Vec<&[u8]> = lines
+        .iter()
+        .zip(&ids)
+        .enumerate()
+        .filter(|(n, (_, id))| id.as_ref().is_none_or(|id| last.get(id) == Some(n)))
+        .map(|(_, (line, _))| *line)
+        .collect();
+    serde_json::to_value(crate::reading::read_bytes(&kept.join(&b'\n')).reading).ok()
 }
 
 /// A digest of a text, to tell whether a value read is one of a part's texts.

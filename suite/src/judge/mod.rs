@@ -283,7 +283,12 @@ pub fn judge_validator(case: &Case, answer: &[StreamAnswer], strictness: &Strict
         return Judgement::passing();
     };
     let catalog = Catalog::embedded();
-    let decision = case.sidecar.decision.as_deref();
+    // A decision about readings (one with `members`) is no decision about findings.
+    let decision = case.sidecar.decision.as_deref().filter(|id| {
+        Catalog::embedded()
+            .decision(id)
+            .is_none_or(|d| d.members.is_empty() && !d.settled)
+    });
     let parts: Vec<Option<String>> = case
         .streams
         .iter()
@@ -696,11 +701,13 @@ pub fn project(expected: &Value, actual: &Value) -> Value {
 
 /// Judges a reader's answer: the verdict and the reading, against the case's sidecar.
 ///
-/// A reader that refuses a stream it must read (or reads one it must refuse) fails under
-/// every rule of the case, its reading not compared; otherwise every member the sidecar
-/// gives is compared, each mismatch charged to the rule its member comes from, and a
-/// record the stream does not have is a failure under no rule. Members the reading does
-/// not define are noted.
+/// Each stream of the case is judged against its expectation (a case of several streams
+/// holds one by part, the streams read as one set). A reader that refuses a stream it must
+/// read (or reads one it must refuse) fails under the case's rules that bind readers, its
+/// reading not compared; otherwise every member the sidecar gives is compared, each
+/// mismatch charged to the rule its member comes from, and a record the stream does not
+/// have is a failure under ASR-X-009. The case's decision softens the members it names and
+/// nothing else. Members the reading does not define are noted.
 pub fn judge_reader(case: &Case, answer: &[StreamAnswer]) -> Judgement {
     let mut judgement = Judgement::passing();
     let single = case.sidecar.expect.reader.as_ref();
