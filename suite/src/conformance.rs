@@ -1063,6 +1063,36 @@ mod tests {
     }
 
     #[test]
+    fn a_rule_with_a_failure_charged_for_a_role_is_never_not_applicable_to_it() {
+        let r = ProtocolRole::Reader;
+        // ASR-222 binds producers and validators; a reader's failure charged to it (as a
+        // reading's superseded once was) still shows, in its verdict and in the reader's row.
+        let mut failed = charged(
+            result(
+                "messages/ASR-222/y_reader_plan_revisions",
+                &["ASR-222"],
+                Outcome::Fail,
+            ),
+            &[("ASR-222", Failure::Reading, false)],
+        );
+        failed.role = r;
+        let mut passed = result("messages/ASR-218/y_reader_x", &["ASR-218"], Outcome::Pass);
+        passed.role = r;
+        let cases = [failed, passed];
+        let got = verdicts(&cases, &[r]);
+        assert_eq!(got["ASR-222"], RuleVerdict::NonConformant);
+        assert_eq!(got["ASR-218"], RuleVerdict::Conformant);
+        assert_eq!(
+            got["ASR-228"],
+            RuleVerdict::NotApplicable,
+            "nothing charged"
+        );
+        let table = rule_results(Catalog::embedded(), &cases, &[r]);
+        let row = table.iter().find(|x| x.rule == "ASR-222").expect("a row");
+        assert_eq!(row.by_role[&r].verdict, RuleVerdict::NonConformant);
+    }
+
+    #[test]
     fn verdicts_follow_the_failures_charged_to_each_rule() {
         let v = ProtocolRole::Validator;
         let cases = [

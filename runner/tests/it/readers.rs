@@ -136,6 +136,38 @@ fn every_wrong_reader_fails_under_the_rule_it_breaks() {
 }
 
 #[test]
+fn diff_compares_only_the_verdict_of_a_stream_one_side_refused() {
+    let out = scratch("readers-diff-refusal");
+    let output = asr_ctk(&[
+        "diff",
+        "--case",
+        "inferred/ASR-X-003/n_truncated_last_line*",
+        "--adapter",
+        "reference",
+        "--adapter",
+        &wrong("reads_a_truncated_last_line"),
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    // The second reads what the first refuses, and sends a reading beside it: only the
+    // verdict is compared, under the rule of what a reader refuses, never under no rule.
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("inferred/ASR-X-003/"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.contains(" /valid (ASR-X-003): first false, second true")),
+        "{text}"
+    );
+    assert!(!text.contains("(no rule)"), "{text}");
+}
+
+#[test]
 fn diff_against_the_reference_names_the_rule_with_pointers() {
     for (name, rule, _) in WRONG {
         let out = scratch(&format!("readers-diff-{name}"));
