@@ -8,7 +8,6 @@ that record's seq ... is a copy"). The kit decides the prefix wins (decision
 derived-in-prefix).
 """
 
-import json
 import os
 import sys
 

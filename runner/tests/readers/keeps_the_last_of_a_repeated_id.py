@@ -7,7 +7,6 @@ type, and its parts' authors and text, are the last line's. PROTOCOL.md: a repea
 its first record (ASR-X-009).
 """
 
-import json
 import os
 import sys
 

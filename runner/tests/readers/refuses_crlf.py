@@ -6,7 +6,6 @@ stream with CRLF line endings: the CR is JSON white space, and the stream must b
 the same stream with LF (ASR-X-019).
 """
 
-import json
 import os
 import sys
 
