@@ -37,6 +37,9 @@ pub struct Kinds {
     /// beyond a double, a lone surrogate): a reader that may read it lists records these
     /// kinds do not know.
     pub unread: bool,
+    /// The strings of the stream that are no session reference, without their `#` part: a
+    /// reader that lists one as unresolved misreads ASR-X-012's grammar.
+    malformed_refs: BTreeSet<String>,
     /// Each record's tags (its type; `copied`, `mirror`, `prefix`, `rendered`, `withdrawn`).
     record_tags: BTreeMap<String, Vec<String>>,
     /// Each message part's tags (its kind; `reasoning-only`, `summary`), by record and index.
@@ -83,7 +86,24 @@ impl Kinds {
                 .and_then(Value::as_str)
                 .map(str::to_owned)
         };
-        let prefix = objects.iter().any(|o| {
+        // The effective inherits (the header's, replaced by each declaration's, decision
+        // effective-inherits) declares the prefix: an inherits a later declaration replaced
+        // declares none.
+        let effective = objects
+            .iter()
+            .enumerate()
+            .filter(|(n, o)| {
+                (*n == 0 && header.is_some())
+                    || o.get("type").and_then(Value::as_str) == Some("declaration")
+            })
+            .filter(|(_, o)| {
+                o.get("lineage")
+                    .and_then(|l| l.get("inherits"))
+                    .is_some_and(Value::is_object)
+            })
+            .map(|(_, o)| o)
+            .next_back();
+        let prefix = effective.is_some_and(|o| {
             inherits_mode(o).as_deref() == Some("copied")
                 && o.get("lineage")
                     .and_then(|l| l.get("inherits"))
@@ -100,8 +120,13 @@ impl Kinds {
         // What the reference reads of each record: its originality and whether a revision
         // supersedes it decide which rule a member that depends on them comes from.
         let reference = crate::reading::read_bytes(bytes).reading;
+        let mut malformed_refs = BTreeSet::new();
+        for object in &objects {
+            collect_malformed(&Value::Object(object.clone()), &mut malformed_refs);
+        }
         let mut kinds = Kinds {
             unread,
+            malformed_refs,
             last_wins: last_wins(bytes),
             ..Kinds::default()
         };
@@ -222,6 +247,26 @@ impl Kinds {
         {
             return Some("ASR-X-009".into());
         }
+        // A string that is no session reference names no session (ASR-X-012): listing it as
+        // an unresolved session misreads its grammar, not which sessions the stream has.
+        if let [session, unresolved, ..] = tokens.as_slice()
+            && session == "session"
+            && unresolved == "unresolved"
+        {
+            let listed: Vec<&Value> = match read {
+                Some(Value::Array(items)) => items.iter().collect(),
+                Some(other) => vec![other],
+                None => Vec::new(),
+            };
+            if listed.iter().any(|v| {
+                v.as_str().is_some_and(|s| {
+                    self.malformed_refs
+                        .contains(s.split('#').next().unwrap_or(s))
+                })
+            }) {
+                return Some("ASR-X-012".into());
+            }
+        }
         let spec = member_spec(&tokens)?;
         if let Some(rule) = spec.rule {
             return Some(rule);
@@ -237,9 +282,20 @@ impl Kinds {
                 }
                 tags
             }
-            [records, id, parts, index, ..] if records == "records" && parts == "parts" => {
+            [records, id, parts, index, member @ ..]
+                if records == "records" && parts == "parts" =>
+            {
                 let key = (id.clone(), index.parse().ok()?);
                 let mut tags = self.part_tags.get(&key).cloned().unwrap_or_default();
+                // ASR-220 asks that a reasoning-only message read like a reasoning part: a
+                // render of another reasoning kind (or opaque) reads it as a part, and what is
+                // wrong with it is the visibility's (ASR-214), not the message's shape.
+                if let ([member], Some(Value::String(render))) = (member, read)
+                    && member == "render"
+                    && render != "text"
+                {
+                    tags.retain(|t| t != "reasoning-only");
+                }
                 if let (Some(readable), Some(read)) = (self.readable.get(&key), read) {
                     let strings: Vec<&Value> = match read {
                         Value::Array(items) => items.iter().collect(),
@@ -340,6 +396,19 @@ fn digest(text: &str) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     text.hash(&mut hasher);
     hasher.finish()
+}
+
+/// Every string under `value` with a `:` that is no session reference (its `#` part left
+/// out): what a reader might list were it to skip the grammar.
+fn collect_malformed(value: &Value, out: &mut BTreeSet<String>) {
+    match value {
+        Value::String(s) if s.contains(':') && crate::refs::parse_session_ref(s).is_err() => {
+            out.insert(s.split('#').next().unwrap_or(s).to_owned());
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_malformed(v, out)),
+        Value::Object(map) => map.values().for_each(|v| collect_malformed(v, out)),
+        _ => {}
+    }
 }
 
 /// A part's tags: its kind, and what else decides which rule reads it.

@@ -111,6 +111,54 @@ pub(crate) enum Knob {
     MayIncludeCopiesFromCopies,
     MayIncludeCopiesNever,
     SupersededNotCredited,
+    // records: which lines are records
+    NumericIdIsARecord,
+    LaterHeaderIdIsARecord,
+    RepeatedIdLastWins,
+    LaterSessionLineNotARecord,
+    LaterSessionLineLineage,
+    IdlessDeliveryConfirms,
+    IdlessRevisionSupersedes,
+    // supersedes of another form
+    SupersedesArrayNamesEach,
+    AnyNativeKeyResolves,
+    // delivered: chains and targets
+    ForkOnlyLastEndConfirms,
+    OriginalDeliveryMessage,
+    DeliveryResolvedBeforeOnly,
+    // members of another JSON type
+    NullFacetNotAParent,
+    CopiedFromMustBeObject,
+    PartNullOverrides,
+    NullVisibilityIsOther,
+    NullInheritsReplaces,
+    ContentStringAsTextPart,
+    NonObjectPartDropped,
+    // the effective inherits
+    DeclarationFromItsPosition,
+    InheritsMerged,
+    // the own session
+    OwnSessionWithoutNamespace,
+    OwnSessionAsWritten,
+    // the canonical form
+    CanonicalControlsRaw,
+    CanonicalLowerHex,
+    NonUtf8Lossy,
+    SortByUtf16,
+    DecodeEscapedDelimiters,
+    UnresolvedIncludesMalformed,
+    DerivedNativeRefAsSession,
+    // index of text parts
+    EmptyTextNotIndexed,
+    MissingTextIndexedEmpty,
+    // the copied prefix
+    DerivedInPrefixOriginal,
+    LocalThroughHeaderNoPrefix,
+    // members read in other ways
+    AudienceBothOutOfContextView,
+    EncryptedReasoningAsOpaque,
+    ResourceBlobIndexed,
+    UntypedPartAsText,
 }
 
 /// Whether the spec text in hand names a record type (the catalog's value set of `*.type`).
@@ -124,9 +172,11 @@ fn named_type(kind: &str) -> bool {
 
 /// A record: a line with an id, the first with that id.
 struct Rec<'a> {
-    id: &'a str,
+    id: String,
     object: &'a Map<String, Value>,
     header: bool,
+    /// The record's line, by number among the stream's objects.
+    at: usize,
 }
 
 impl Rec<'_> {
@@ -153,7 +203,7 @@ struct Stream<'a> {
     header: Option<&'a Map<String, Value>>,
     /// Every record, the header included, by number.
     records: Vec<Rec<'a>>,
-    by_id: HashMap<&'a str, usize>,
+    by_id: HashMap<String, usize>,
 }
 
 /// Reads a stream given as its lines, misreading what `knob` says.
@@ -171,18 +221,53 @@ impl<'a> Stream<'a> {
             .filter(|o| o.get("type").and_then(Value::as_str) == Some("session"));
         let mut records = Vec::new();
         let mut by_id = HashMap::new();
+        let id_of = |object: &Map<String, Value>| -> Option<String> {
+            match object.get("id") {
+                Some(Value::String(id)) => Some(id.clone()),
+                Some(Value::Number(n)) if knob == Some(Knob::NumericIdIsARecord) => {
+                    Some(n.to_string())
+                }
+                _ => None,
+            }
+        };
+        let header_id = header.and_then(&id_of);
+        // The line each id's record is read from: its first, or its last under
+        // RepeatedIdLastWins (the header keeping its own).
+        let mut last: HashMap<String, usize> = HashMap::new();
         for (at, object) in objects.iter().enumerate() {
-            let Some(id) = object.get("id").and_then(Value::as_str) else {
+            if let Some(id) = id_of(object) {
+                last.insert(id, at);
+            }
+        }
+        for (at, object) in objects.iter().enumerate() {
+            let Some(id) = id_of(object) else {
                 continue;
             };
-            if by_id.contains_key(id) {
+            let is_header = at == 0 && header.is_some();
+            let later_header_id = !is_header
+                && header_id.as_deref() == Some(id.as_str())
+                && knob == Some(Knob::LaterHeaderIdIsARecord);
+            if knob == Some(Knob::RepeatedIdLastWins)
+                && !is_header
+                && header_id.as_deref() != Some(id.as_str())
+                && last.get(&id) != Some(&at)
+            {
                 continue;
             }
-            by_id.insert(id, records.len());
+            if later_header_id {
+                if records.iter().any(|r: &Rec| !r.header && r.id == id) {
+                    continue;
+                }
+            } else if by_id.contains_key(&id) {
+                continue;
+            } else {
+                by_id.insert(id.clone(), records.len());
+            }
             records.push(Rec {
                 id,
                 object,
-                header: at == 0 && header.is_some(),
+                header: is_header,
+                at,
             });
         }
         Stream {
@@ -201,9 +286,10 @@ impl<'a> Stream<'a> {
     /// Whether the lineage of line `at` counts: the header's, and (unless left out) each
     /// declaration's.
     fn declares(&self, at: usize, declarations: bool) -> bool {
+        let kind = self.lines[at].get("type").and_then(Value::as_str);
         (at == 0 && self.header.is_some())
-            || (declarations
-                && self.lines[at].get("type").and_then(Value::as_str) == Some("declaration"))
+            || (declarations && kind == Some("declaration"))
+            || (at > 0 && kind == Some("session") && self.on(Knob::LaterSessionLineLineage))
     }
 
     /// The lineage objects that count, in stream order.
@@ -231,7 +317,7 @@ impl<'a> Stream<'a> {
                 entry.insert("delivered".into(), json!(delivered[n]));
                 entry.insert("parts".into(), Value::Array(self.parts(record.object)));
             }
-            records.insert(record.id.to_owned(), Value::Object(entry));
+            records.insert(record.id.clone(), Value::Object(entry));
         }
         let mut own: Vec<usize> = listed
             .iter()
@@ -243,9 +329,9 @@ impl<'a> Stream<'a> {
             })
             .collect();
         if self.on(Knob::OwnRecordsById) {
-            own.sort_by_key(|&n| self.records[n].id);
+            own.sort_by_key(|&n| self.records[n].id.clone());
         }
-        let own: Vec<&str> = own.iter().map(|&n| self.records[n].id).collect();
+        let own: Vec<&str> = own.iter().map(|&n| self.records[n].id.as_str()).collect();
         let may_include_copies = if self.on(Knob::MayIncludeCopiesNever) {
             false
         } else if self.on(Knob::MayIncludeCopiesFromCopies) {
@@ -271,6 +357,7 @@ impl<'a> Stream<'a> {
                 }
                 let kind = record.kind();
                 !(self.on(Knob::DeclarationsAreNotRecords) && kind == Some("declaration")
+                    || self.on(Knob::LaterSessionLineNotARecord) && kind == Some("session")
                     || self.on(Knob::UnknownRecordTypesSkipped) && !kind.is_some_and(named_type)
                     || self.on(Knob::RevisionsCollapsed) && superseded[n])
             })
@@ -287,7 +374,11 @@ impl<'a> Stream<'a> {
             let facets = PARENT_FACETS
                 .iter()
                 .filter(|f| !(self.on(Knob::RelatedUnknownNotAParent) && **f == "relatedUnknown"))
-                .any(|f| lineage.contains_key(*f));
+                .any(|f| {
+                    lineage
+                        .get(*f)
+                        .is_some_and(|v| !(v.is_null() && self.on(Knob::NullFacetNotAParent)))
+                });
             let mode = lineage
                 .get("inherits")
                 .and_then(Value::as_object)
@@ -315,7 +406,10 @@ impl<'a> Stream<'a> {
         let header = self.header?;
         let agent = header.get("agent")?.get("name")?.as_str()?;
         let id = header.get("sessionId")?.as_str()?;
-        let namespace = header.get("namespace").and_then(Value::as_str);
+        let namespace = header
+            .get("namespace")
+            .and_then(Value::as_str)
+            .filter(|_| !self.on(Knob::OwnSessionWithoutNamespace));
         if self.on(Knob::OwnSessionUnescaped) {
             return Some(match namespace {
                 Some(ns) => format!("{agent}:{ns}:{id}"),
@@ -396,13 +490,16 @@ impl<'a> Stream<'a> {
                     if matches!(
                         asr_suite::refs::derived_entry(entry),
                         Some(asr_suite::refs::DerivedEntry::Session(_))
-                    ) {
+                    ) || self.on(Knob::DerivedNativeRefAsSession) && entry.contains('#')
+                    {
                         named.push(entry);
                     }
                 }
             }
         }
-        named.retain(|s| parse_session_ref(s).is_ok());
+        if !self.on(Knob::UnresolvedIncludesMalformed) {
+            named.retain(|s| parse_session_ref(s).is_ok());
+        }
         named
     }
 
@@ -415,7 +512,7 @@ impl<'a> Stream<'a> {
             if self.on(Knob::UnresolvedEscapesAsWritten) {
                 return text.split('#').next().unwrap_or(text).to_owned();
             }
-            let canonical = reference.canonical();
+            let canonical = misspell(reference.canonical(), self.knob);
             match reference.fragment {
                 Some(fragment) if self.on(Knob::UnresolvedKeepsFragment) => {
                     format!("{canonical}#{fragment}")
@@ -423,9 +520,30 @@ impl<'a> Stream<'a> {
                 _ => canonical,
             }
         };
-        let mut names: Vec<String> = self.named().into_iter().map(spelled).collect();
+        let own = own.map(|o| misspell(o, self.knob));
+        let mut referenced = self.named();
+        if self.on(Knob::OwnSessionAsWritten) {
+            // The own session recognised only as the header spells it.
+            let written = self.header.and_then(|h| {
+                let agent = h.get("agent")?.get("name")?.as_str()?;
+                let id = h.get("sessionId")?.as_str()?;
+                let namespace = h.get("namespace").and_then(Value::as_str);
+                Some(own_session_ref(agent, namespace, id))
+            });
+            referenced.retain(|s| Some(s.split('#').next().unwrap_or(s)) != written.as_deref());
+            let mut names: Vec<String> = referenced.into_iter().map(spelled).collect();
+            names.sort();
+            names.dedup();
+            return names;
+        }
+        let mut names: Vec<String> = referenced.into_iter().map(spelled).collect();
         if !self.on(Knob::UnresolvedIncludesOwnSession) {
             names.retain(|s| Some(s) != own.as_ref());
+        }
+        if self.on(Knob::SortByUtf16) {
+            names.sort_by_key(|s| s.encode_utf16().collect::<Vec<u16>>());
+            names.dedup();
+            return names;
         }
         if self.on(Knob::UnresolvedNotDeduplicated) {
             names.sort();
@@ -448,7 +566,7 @@ impl<'a> Stream<'a> {
     /// The records a reference names, in stream order.
     fn resolve(&self, reference: &str) -> Vec<usize> {
         if let Some(Ref::Native { key, value }) = parse_ref(reference) {
-            if NATIVE_KEYS.contains(&key) {
+            if NATIVE_KEYS.contains(&key) || self.on(Knob::AnyNativeKeyResolves) {
                 return (0..self.records.len())
                     .filter(|&n| self.records[n].str(key) == Some(value))
                     .collect();
@@ -489,6 +607,34 @@ impl<'a> Stream<'a> {
                 superseded[target] = true;
             }
         }
+        if self.on(Knob::SupersedesArrayNamesEach) {
+            for n in 0..count {
+                for name in self.records[n]
+                    .object
+                    .get("supersedes")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                {
+                    if let Some(target) = self.resolve_before(name, n) {
+                        superseded[target] = true;
+                    }
+                }
+            }
+        }
+        if self.on(Knob::IdlessRevisionSupersedes) {
+            for (at, object) in self.idless() {
+                let before = self.records.iter().filter(|r| r.at < at).count();
+                if let Some(target) = object
+                    .get("supersedes")
+                    .and_then(Value::as_str)
+                    .and_then(|t| self.resolve_before(t, before))
+                {
+                    superseded[target] = true;
+                }
+            }
+        }
         if self.on(Knob::SupersededByAnyReference) {
             for n in 0..count {
                 let record = &self.records[n];
@@ -522,6 +668,25 @@ impl<'a> Stream<'a> {
         (superseded, previous)
     }
 
+    /// The lines that are no record (no string id, or a later line with the header's id),
+    /// with their numbers.
+    fn idless(&self) -> Vec<(usize, &'a Map<String, Value>)> {
+        let header_id = self
+            .header
+            .and_then(|h| h.get("id"))
+            .and_then(Value::as_str);
+        self.lines
+            .iter()
+            .enumerate()
+            .skip(1)
+            .filter(|(_, o)| {
+                let id = o.get("id").and_then(Value::as_str);
+                id.is_none() || id == header_id
+            })
+            .map(|(at, o)| (at, *o))
+            .collect()
+    }
+
     // ---- originality ----
 
     fn originality(&self) -> Vec<&'static str> {
@@ -531,41 +696,55 @@ impl<'a> Stream<'a> {
             .and_then(Value::as_str)
             == Some("mirror")
             && !self.on(Knob::MirrorIgnored);
-        let inherits = self
-            .lineages(!self.on(Knob::DeclarationsInheritsIgnored))
-            .into_iter()
-            .filter_map(|l| l.get("inherits").and_then(Value::as_object))
-            .next_back();
         let executed_by = self
             .lineages(true)
             .iter()
             .any(|l| l.contains_key("executedBy"));
-        let mode = inherits.and_then(|i| i.get("mode")).and_then(Value::as_str);
-        let local_through = inherits
-            .and_then(|i| i.get("localThroughId"))
-            .and_then(Value::as_str)
-            .filter(|t| !t.is_empty());
-        let prefix_end: Option<Option<u64>> = local_through
-            .filter(|_| mode == Some("copied"))
-            .and_then(|id| self.by_id.get(id))
-            .map(|&n| self.records[n].seq());
-        let default = match (mode, prefix_end) {
-            (Some("referenced" | "rendered"), _) if self.on(Knob::ReferencedOrRenderedUnknown) => {
-                "unknown"
-            }
-            (Some("none" | "referenced" | "rendered"), _) | (Some("copied"), Some(_)) => "original",
-            (Some("copied"), None) if self.on(Knob::CopiedWithoutLocalThroughOriginal) => {
-                "original"
-            }
-            (None, _) if self.on(Knob::NoInheritsOriginal) => "original",
-            (Some("unknown"), _) if self.on(Knob::InheritsUnknownOriginal) => "original",
-            _ => "unknown",
+        // The prefix's end and the default originality under the inherits in effect at line
+        // `through`.
+        let effective = |through: usize| -> (Option<Option<u64>>, &'static str) {
+            let (mode, local_through) = self.effective_inherits(through);
+            let prefix_end: Option<Option<u64>> = local_through
+                .filter(|_| mode == Some("copied"))
+                .and_then(|id| self.by_id.get(id))
+                .filter(|&&n| {
+                    !(self.records[n].header && self.on(Knob::LocalThroughHeaderNoPrefix))
+                })
+                .map(|&n| self.records[n].seq());
+            let default = match (mode, prefix_end) {
+                (Some("referenced" | "rendered"), _)
+                    if self.on(Knob::ReferencedOrRenderedUnknown) =>
+                {
+                    "unknown"
+                }
+                (Some("none" | "referenced" | "rendered"), _) | (Some("copied"), Some(_)) => {
+                    "original"
+                }
+                (Some("copied"), None) if self.on(Knob::CopiedWithoutLocalThroughOriginal) => {
+                    "original"
+                }
+                (None, _) if self.on(Knob::NoInheritsOriginal) => "original",
+                (Some("unknown"), _) if self.on(Knob::InheritsUnknownOriginal) => "original",
+                _ => "unknown",
+            };
+            (prefix_end, default)
         };
         self.records
             .iter()
             .map(|record| {
-                let copied =
-                    record.object.contains_key("copiedFrom") && !self.on(Knob::CopiedFromIgnored);
+                let (prefix_end, default) =
+                    effective(if self.on(Knob::DeclarationFromItsPosition) {
+                        record.at
+                    } else {
+                        usize::MAX
+                    });
+                let copied = record
+                    .object
+                    .get("copiedFrom")
+                    .is_some_and(|c| c.is_object() || !self.on(Knob::CopiedFromMustBeObject))
+                    && !self.on(Knob::CopiedFromIgnored);
+                let derived =
+                    record.kind() == Some("message") && record.object.contains_key("derivedFrom");
                 let declaration = record.kind() == Some("declaration");
                 let in_prefix = !self.on(Knob::PrefixIgnored)
                     && (!declaration || self.on(Knob::PrefixIncludesDeclarations))
@@ -586,6 +765,8 @@ impl<'a> Stream<'a> {
                     "copy"
                 } else if mirror {
                     "unknown"
+                } else if in_prefix && derived && self.on(Knob::DerivedInPrefixOriginal) {
+                    default
                 } else if in_prefix
                     || self.on(Knob::DerivedFromIsACopy)
                         && record.kind() == Some("message")
@@ -598,6 +779,39 @@ impl<'a> Stream<'a> {
                 }
             })
             .collect()
+    }
+
+    /// The effective inherits at line `through`: its mode and `localThroughId`.
+    fn effective_inherits(&self, through: usize) -> (Option<&'a str>, Option<&'a str>) {
+        let declarations = !self.on(Knob::DeclarationsInheritsIgnored);
+        let mut mode = None;
+        let mut local = None;
+        for at in
+            (0..self.lines.len()).filter(|&at| at <= through && self.declares(at, declarations))
+        {
+            let Some(lineage) = self.lines[at].get("lineage").and_then(Value::as_object) else {
+                continue;
+            };
+            match lineage.get("inherits") {
+                Some(Value::Object(inherits)) => {
+                    let m = inherits.get("mode").and_then(Value::as_str);
+                    let l = inherits.get("localThroughId").and_then(Value::as_str);
+                    if self.on(Knob::InheritsMerged) {
+                        mode = m.or(mode);
+                        local = l.or(local);
+                    } else {
+                        mode = m;
+                        local = l;
+                    }
+                }
+                Some(Value::Null) if self.on(Knob::NullInheritsReplaces) => {
+                    mode = None;
+                    local = None;
+                }
+                _ => {}
+            }
+        }
+        (mode, local.filter(|t| !t.is_empty()))
     }
 
     // ---- messages ----
@@ -621,7 +835,9 @@ impl<'a> Stream<'a> {
         let record = &self.records[at];
         let audience = record.str("audience");
         let status = record.str("status");
-        let user = audience == Some("user") && !self.on(Knob::UserAudienceInContextView);
+        let user = (audience == Some("user")
+            || audience == Some("both") && self.on(Knob::AudienceBothOutOfContextView))
+            && !self.on(Knob::UserAudienceInContextView);
         let withdrawn = status == Some("withdrawn") && !self.on(Knob::WithdrawnInContextView);
         let unknown = self.on(Knob::UnknownAudienceOutOfContextView)
             && matches!(audience, None | Some("unknown"));
@@ -666,12 +882,19 @@ impl<'a> Stream<'a> {
                     .filter(|&&n| is_delivery(n))
                     .and_then(|&n| self.records[n].reference("message"));
             }
+            if self.on(Knob::OriginalDeliveryMessage) {
+                return chain
+                    .iter()
+                    .rev()
+                    .filter(|&&n| is_delivery(n))
+                    .find_map(|&n| self.records[n].reference("message"));
+            }
             chain
                 .iter()
                 .filter(|&&n| is_delivery(n))
                 .find_map(|&n| self.records[n].reference("message"))
         };
-        let messages_of = |target: &str| -> Vec<usize> {
+        let messages_of = |target: &str, before: usize| -> Vec<usize> {
             let found = if self.on(Knob::DeliveryNativeRefUnresolved) {
                 self.by_id.get(target).copied().into_iter().collect()
             } else {
@@ -680,14 +903,37 @@ impl<'a> Stream<'a> {
             found
                 .into_iter()
                 .filter(|&m| self.records[m].kind() == Some("message") && !self.records[m].header)
+                .filter(|&m| !self.on(Knob::DeliveryResolvedBeforeOnly) || m < before)
                 .collect()
         };
+        if self.on(Knob::IdlessDeliveryConfirms) {
+            for (at, object) in self.idless() {
+                let before = self.records.iter().filter(|r| r.at < at).count();
+                let target = object.get("message").and_then(Value::as_str);
+                if object.get("type").and_then(Value::as_str) == Some("delivery")
+                    && self.confirms(object.get("status").and_then(Value::as_str))
+                    && let Some(target) = target
+                {
+                    for m in messages_of(target, before) {
+                        delivered[m] = true;
+                    }
+                }
+            }
+        }
+        // Under ForkOnlyLastEndConfirms, the one end of each chain that counts: the last in
+        // the stream.
+        let mut last_end: HashMap<usize, usize> = HashMap::new();
+        for n in (0..count).filter(|&n| is_delivery(n) && !superseded[n]) {
+            if let Some(&root) = chain(n).last() {
+                last_end.insert(root, n);
+            }
+        }
         if self.on(Knob::AttemptsMerged) {
             // Every delivery for one message is one attempt: the last in the stream decides.
             let mut last: HashMap<usize, bool> = HashMap::new();
             for n in (0..count).filter(|&n| is_delivery(n)) {
                 if let Some(target) = target_of(&chain(n)) {
-                    for m in messages_of(target) {
+                    for m in messages_of(target, n) {
                         last.insert(m, self.confirms(self.records[n].str("status")));
                     }
                 }
@@ -699,6 +945,11 @@ impl<'a> Stream<'a> {
         }
         for n in (0..count).filter(|&n| is_delivery(n)) {
             let chain = chain(n);
+            if self.on(Knob::ForkOnlyLastEndConfirms)
+                && chain.last().and_then(|root| last_end.get(root)) != Some(&n)
+            {
+                continue;
+            }
             let confirmed = if self.on(Knob::DeliveredByAnyRevision) {
                 !superseded[n]
                     && chain
@@ -716,7 +967,7 @@ impl<'a> Stream<'a> {
                 continue;
             }
             if let Some(target) = target_of(&chain) {
-                for m in messages_of(target) {
+                for m in messages_of(target, n) {
                     delivered[m] = true;
                 }
             }
@@ -729,7 +980,14 @@ impl<'a> Stream<'a> {
             .get("displayContent")
             .and_then(Value::as_array)
             .filter(|d| !d.is_empty() && self.on(Knob::PartsFromDisplayContent));
-        let Some(parts) = display.or_else(|| message.get("content").and_then(Value::as_array))
+        let string_content: Option<Vec<Value>> = message
+            .get("content")
+            .and_then(Value::as_str)
+            .filter(|_| self.on(Knob::ContentStringAsTextPart))
+            .map(|text| vec![json!({"type": "text", "text": text})]);
+        let Some(parts) = display
+            .or_else(|| message.get("content").and_then(Value::as_array))
+            .or(string_content.as_ref())
         else {
             return Vec::new();
         };
@@ -737,6 +995,7 @@ impl<'a> Stream<'a> {
             parts.len() == 1 && parts[0].get("type").and_then(Value::as_str) == Some("reasoning");
         parts
             .iter()
+            .filter(|part| part.is_object() || !self.on(Knob::NonObjectPartDropped))
             .map(|part| self.part(part, message, reasoning_only))
             .filter(|p| !(self.on(Knob::UnknownPartsDropped) && p["render"] == "skipped"))
             .collect()
@@ -749,7 +1008,9 @@ impl<'a> Stream<'a> {
         let effective = |key: &str, ignored: Knob| {
             if self.on(ignored) {
                 of_message(key).or_else(|| own(key))
-            } else if self.on(Knob::MessageValuesNotInherited) {
+            } else if self.on(Knob::MessageValuesNotInherited)
+                || self.on(Knob::PartNullOverrides) && part.get(key) == Some(&Value::Null)
+            {
                 own(key)
             } else {
                 own(key).or_else(|| of_message(key))
@@ -779,7 +1040,26 @@ impl<'a> Stream<'a> {
             Some("reasoning") if reasoning_only && self.on(Knob::ReasoningOnlyMessageAsText) => {
                 ("text", text())
             }
+            Some("text") if self.on(Knob::EmptyTextNotIndexed) && own("text") == Some("") => {
+                ("text", Vec::new())
+            }
+            Some("text") if self.on(Knob::MissingTextIndexedEmpty) && own("text").is_none() => {
+                ("text", vec![String::new()])
+            }
             Some("text") => ("text", text()),
+            None if self.on(Knob::UntypedPartAsText) && own("text").is_some() => ("text", text()),
+            Some("reasoning")
+                if self.on(Knob::EncryptedReasoningAsOpaque)
+                    && own("visibility") == Some("encrypted") =>
+            {
+                ("opaque", Vec::new())
+            }
+            Some("reasoning")
+                if self.on(Knob::NullVisibilityIsOther)
+                    && part.get("visibility") == Some(&Value::Null) =>
+            {
+                ("reasoning-hidden", Vec::new())
+            }
             Some("reasoning")
                 if self.on(Knob::ReasoningOpaqueStateAsOpaque) && part.get("opaque").is_some() =>
             {
@@ -829,6 +1109,13 @@ impl<'a> Stream<'a> {
                     .and_then(Value::as_str)
                     .map(str::to_owned)
                     .into_iter()
+                    .chain(
+                        part.get("resource")
+                            .and_then(|r| r.get("blob"))
+                            .and_then(Value::as_str)
+                            .filter(|_| self.on(Knob::ResourceBlobIndexed))
+                            .map(str::to_owned),
+                    )
                     .collect(),
             ),
             Some("data") if self.on(Knob::DataAsText) => ("text", data_text(part)),
@@ -869,6 +1156,50 @@ impl<'a> Stream<'a> {
             "index": index,
         })
     }
+}
+
+/// A canonical session reference spelled as a misreading of the canonical form would.
+fn misspell(canonical: String, knob: Option<Knob>) -> String {
+    let Some(knob) = knob else {
+        return canonical;
+    };
+    let bytes = canonical.as_bytes();
+    let hex = |at: usize| -> Option<u8> {
+        let digits = bytes.get(at + 1..at + 3)?;
+        (bytes[at] == b'%')
+            .then(|| u8::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok())
+            .flatten()
+    };
+    let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let Some(octet) = hex(at) else {
+            out.push(bytes[at]);
+            at += 1;
+            continue;
+        };
+        let c1 = octet == 0xC2 && hex(at + 3).is_some_and(|o| (0x80..=0x9F).contains(&o));
+        match knob {
+            Knob::CanonicalLowerHex => out.extend(format!("%{octet:02x}").bytes()),
+            Knob::CanonicalControlsRaw if octet == 0x7F => out.push(octet),
+            Knob::CanonicalControlsRaw if c1 => {
+                out.push(octet);
+                out.push(hex(at + 3).unwrap_or(0x80));
+                at += 6;
+                continue;
+            }
+            Knob::NonUtf8Lossy if c1 => {
+                out.extend(&bytes[at..at + 6]);
+                at += 6;
+                continue;
+            }
+            Knob::NonUtf8Lossy if octet >= 0x80 => out.extend("\u{FFFD}".bytes()),
+            Knob::DecodeEscapedDelimiters if matches!(octet, b':' | b'#' | b'%') => out.push(octet),
+            _ => out.extend(&bytes[at..at + 3]),
+        }
+        at += 3;
+    }
+    String::from_utf8(out).unwrap_or(canonical)
 }
 
 fn text_of(value: &Value, key: &str) -> Vec<String> {
