@@ -29,6 +29,8 @@ pub struct Kinds {
     pub records: BTreeSet<String>,
     /// The header's id: the session, which no reading lists as a record.
     header: Option<String>,
+    /// A later line has the header's id: a record listed under it may be that line.
+    header_repeated: bool,
     /// How the reference reads the stream were the last line of each repeated id its record
     /// (`None` when no id repeats): a reader whose value is this one read the wrong line of
     /// the id, ASR-X-009's matter.
@@ -138,7 +140,13 @@ impl Kinds {
                 kinds.header = Some(id.to_owned());
                 continue;
             }
-            if kinds.records.contains(id) || kinds.header.as_deref() == Some(id) {
+            if kinds.header.as_deref() == Some(id) {
+                // A later line with the header's id: listing it is ASR-X-009's matter (the
+                // header keeps its id), not the header's.
+                kinds.header_repeated = true;
+                continue;
+            }
+            if kinds.records.contains(id) {
                 // Which line of a repeated id is the record is ASR-X-009's: a member read as
                 // the later line would give it comes from that choice.
                 if let Some(tags) = kinds.record_tags.get_mut(id)
@@ -324,7 +332,13 @@ impl Kinds {
     /// stream does not have.
     pub fn tags_of(&self, id: &str) -> Vec<String> {
         if self.header.as_deref() == Some(id) {
-            return vec!["header".into()];
+            // Under an id a later line repeats, a record listed is that line read as one
+            // (ASR-X-009), as likely as the header read as one (ASR-X-007).
+            return if self.header_repeated {
+                vec!["repeated".into()]
+            } else {
+                vec!["header".into()]
+            };
         }
         self.record_tags.get(id).cloned().unwrap_or_default()
     }
@@ -337,6 +351,9 @@ impl Kinds {
     pub fn credit_rule(&self, id: &str, credited: bool) -> String {
         let tags = self.tags_of(id);
         let has = |t: &str| tags.iter().any(|x| x == t);
+        if self.header_repeated && self.header.as_deref() == Some(id) {
+            return "ASR-X-009".into();
+        }
         if has("header") {
             return "ASR-X-007".into();
         }
