@@ -123,8 +123,8 @@ impl Kinds {
         // supersedes it decide which rule a member that depends on them comes from.
         let reference = crate::reading::read_bytes(bytes).reading;
         let mut malformed_refs = BTreeSet::new();
-        for object in &objects {
-            collect_malformed(&Value::Object(object.clone()), &mut malformed_refs);
+        for value in objects.iter().flat_map(Map::values) {
+            collect_malformed(value, &mut malformed_refs);
         }
         let mut kinds = Kinds {
             unread,
