@@ -13,7 +13,7 @@ use super::{
     write_campaign_reports,
 };
 use crate::exit;
-use crate::run::adapter::{Persistent, Talk, describe};
+use crate::run::adapter::{Persistent, Talk};
 use crate::run::produce::{self, Produced};
 use crate::run::side::{OneShotSide, Side};
 use crate::run::supervise;
@@ -27,7 +27,7 @@ use asr_suite::fuzz::campaign::{
 };
 use asr_suite::fuzz::native::{self, Native};
 use asr_suite::judge::judge_conversion;
-use asr_suite::protocol::{MAX_OUTPUTS, ProtocolRole, Reply};
+use asr_suite::protocol::{CaseReply, ProtocolRole, Reply, check_case_reply, check_outputs};
 use asr_suite::render::escape_controls;
 use asr_suite::source::{
     FixtureExpect, FixtureProvenance, FixtureSidecar, ProducerExpect, SourceFixture,
@@ -510,58 +510,26 @@ fn fault_found(detail: String) -> Converted {
 /// The outputs of a producer's reply, or the fault it is (PROTOCOL.md: a producer's answer
 /// holds `outputs`, each line of `lines` one line).
 fn outputs_of(reply: Reply, seq: Option<u64>) -> Result<Answer, String> {
-    match reply {
-        Reply::Answered { seq: echoed, .. } | Reply::Skipped { seq: echoed, .. }
-            if seq.is_some_and(|seq| seq != echoed) =>
-        {
-            Err(format!(
-                "protocol error: the answer echoes seq {echoed}; the request's seq was {}",
-                seq.unwrap_or(0)
-            ))
-        }
-        Reply::Answered {
-            streams, outputs, ..
-        } => {
-            if !streams.is_empty() {
-                return Err("protocol error: a producer's answer has `streams`".into());
-            }
-            if outputs
+    // One-shot: the reply may leave its seq out (it reads as 0), as `run` reads it.
+    match check_case_reply(reply, seq.unwrap_or(0), ProtocolRole::Producer, 0) {
+        Ok(CaseReply::Outputs(outputs)) => checked(
+            outputs
                 .iter()
-                .any(|o| o.lines.iter().any(|l| l.contains('\n')))
-            {
-                return Err(
-                    "protocol error: an entry of an output's `lines` holds a newline".into(),
-                );
-            }
-            checked(
-                outputs
-                    .iter()
-                    .map(|o| (o.name.clone(), o.bytes()))
-                    .collect(),
-            )
+                .map(|o| (o.name.clone(), o.bytes()))
+                .collect(),
+        ),
+        Ok(CaseReply::Skipped { reason, .. }) => Ok(Answer::Skipped(reason)),
+        Ok(CaseReply::Error(message)) => Err(format!("error: {message}")),
+        Ok(CaseReply::Streams(_)) => {
+            Err("protocol error: a producer's answer has `streams`".into())
         }
-        Reply::Skipped { reason, .. } => Ok(Answer::Skipped(reason)),
-        Reply::Error { message, .. } => Err(format!("error: {message}")),
-        other => Err(format!("protocol error: answered {}", describe(&other))),
+        Err(why) => Err(format!("protocol error: {why}")),
     }
 }
 
-/// Outputs the protocol allows: some, at most [`MAX_OUTPUTS`], no two of one name.
+/// Outputs the protocol allows ([`check_outputs`]), as `run` allows them.
 fn checked(outputs: Vec<(String, Vec<u8>)>) -> Result<Answer, String> {
-    if outputs.is_empty() {
-        return Err("protocol error: a producer's answer has no output stream".into());
-    }
-    if outputs.len() > MAX_OUTPUTS {
-        return Err(format!(
-            "protocol error: {} output streams; at most {MAX_OUTPUTS}",
-            outputs.len()
-        ));
-    }
-    let mut names: Vec<&str> = outputs.iter().map(|(n, _)| n.as_str()).collect();
-    names.sort_unstable();
-    if names.windows(2).any(|w| w[0] == w[1]) {
-        return Err("protocol error: two output streams of one name".into());
-    }
+    check_outputs(&outputs).map_err(|why| format!("protocol error: {why}"))?;
     Ok(Answer::Outputs(outputs))
 }
 

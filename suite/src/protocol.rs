@@ -793,3 +793,141 @@ mod tests {
         assert_eq!(start["kit"]["name"], "asr-ctk");
     }
 }
+
+/// What a reply to a `case` request says, once [`check_case_reply`] has checked its shape.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CaseReply {
+    /// A validator's or reader's answer: one entry a stream of the request, in order.
+    Streams(Vec<StreamAnswer>),
+    /// A producer's answer: the streams it wrote.
+    Outputs(Vec<OutputStream>),
+    /// The adapter declined the case.
+    Skipped {
+        /// Why.
+        reason: String,
+        /// Where the gap is tracked.
+        issue: Option<String>,
+    },
+    /// The adapter failed on the case (its own fault, no verdict on the stream).
+    Error(String),
+}
+
+/// Checks the shape of a reply to the `case` request of `seq` (0 in one-shot mode, where the
+/// reply may leave it out), for a case of `role` with `streams` streams: the one check every
+/// command that talks to adapters (`run`, `diff`, `fuzz`) applies (PROTOCOL.md, "Outcomes",
+/// protocol-error). An `Err` says, in words, how the reply breaks the protocol.
+///
+/// ```
+/// use asr_suite::protocol::{CaseReply, ProtocolRole, Reply, check_case_reply};
+///
+/// let reply: Reply = serde_json::from_str(r#"{"type":"error","seq":8,"message":"boom"}"#).unwrap();
+/// let wrong = check_case_reply(reply.clone(), 7, ProtocolRole::Validator, 1);
+/// assert_eq!(wrong.unwrap_err(), "the answer echoes seq 8; the request's seq was 7");
+/// assert_eq!(
+///     check_case_reply(reply, 8, ProtocolRole::Validator, 1),
+///     Ok(CaseReply::Error("boom".into()))
+/// );
+/// ```
+pub fn check_case_reply(
+    reply: Reply,
+    seq: u64,
+    role: ProtocolRole,
+    streams: usize,
+) -> Result<CaseReply, String> {
+    match reply {
+        Reply::Answered { seq: echoed, .. }
+        | Reply::Skipped { seq: echoed, .. }
+        | Reply::Error { seq: echoed, .. }
+            if echoed != seq =>
+        {
+            Err(format!(
+                "the answer echoes seq {echoed}; the request's seq was {seq}"
+            ))
+        }
+        Reply::Answered {
+            streams: answers,
+            outputs,
+            ..
+        } if role == ProtocolRole::Producer => {
+            if !answers.is_empty() {
+                return Err(
+                    "a producer's answer has `streams`: it holds `outputs`, the streams it wrote"
+                        .into(),
+                );
+            }
+            if let Some((output, line)) = outputs.iter().find_map(|o| {
+                o.lines
+                    .iter()
+                    .position(|l| l.contains('\n'))
+                    .map(|i| (o.name.as_str(), i + 1))
+            }) {
+                return Err(format!(
+                    "line {line} of the output stream {:?} holds a newline: each entry of `lines` is one line",
+                    crate::render::escape_controls(output)
+                ));
+            }
+            Ok(CaseReply::Outputs(outputs))
+        }
+        Reply::Answered { outputs, .. } if !outputs.is_empty() => Err(format!(
+            "the answer to a {} case has `outputs`, which only a producer's has",
+            role.as_str()
+        )),
+        Reply::Answered {
+            streams: answers, ..
+        } => {
+            if let Some(d) = answers
+                .iter()
+                .flat_map(|s| &s.diagnostics)
+                .find(|d| d.line == 0)
+            {
+                return Err(format!(
+                    "a finding under {} is on line 0: lines are 1-based (a finding about the whole stream goes on line 1)",
+                    crate::render::escape_controls(&d.rule)
+                ));
+            }
+            if answers.len() != streams {
+                return Err(format!(
+                    "the answer has {} stream entries; the case has {streams} streams",
+                    answers.len()
+                ));
+            }
+            Ok(CaseReply::Streams(answers))
+        }
+        Reply::Skipped { reason, issue, .. } => Ok(CaseReply::Skipped { reason, issue }),
+        Reply::Error { message, .. } => Ok(CaseReply::Error(message)),
+        Reply::Started { .. } | Reply::Stopped => Err(format!(
+            "the adapter answered a case with {}",
+            match reply {
+                Reply::Started { .. } => "`started`",
+                _ => "`stopped`",
+            }
+        )),
+    }
+}
+
+/// Checks a producer's output streams (name and bytes) as the protocol bounds them: at
+/// least one, at most [`MAX_OUTPUTS`], no two of one name. For replies and for one-shot
+/// output files alike; an `Err` says how they break the protocol.
+pub fn check_outputs(outputs: &[(String, Vec<u8>)]) -> Result<(), String> {
+    if outputs.is_empty() {
+        return Err(
+            "a producer's answer has no output stream (a producer that cannot convert the source says skipped or error)"
+                .into(),
+        );
+    }
+    if outputs.len() > MAX_OUTPUTS {
+        return Err(format!(
+            "a producer's answer has {} output streams; at most {MAX_OUTPUTS} are judged",
+            outputs.len()
+        ));
+    }
+    let mut names: Vec<&str> = outputs.iter().map(|(n, _)| n.as_str()).collect();
+    names.sort_unstable();
+    match names.windows(2).find(|w| w[0] == w[1]) {
+        Some(twice) => Err(format!(
+            "two output streams are named {:?}",
+            crate::render::escape_controls(twice[0])
+        )),
+        None => Ok(()),
+    }
+}

@@ -22,7 +22,8 @@ use asr_suite::conformance::{
 };
 use asr_suite::judge::{Judgement, Strictness, judge_producer, judge_reader, judge_validator};
 use asr_suite::protocol::{
-    CaseRequest, MAX_OUTPUTS, ProtocolRole, Reply, StreamInput, base64_encode,
+    CaseReply, CaseRequest, ProtocolRole, Reply, StreamInput, base64_encode, check_case_reply,
+    check_outputs,
 };
 use asr_suite::render::difference::failure_line;
 use asr_suite::render::escape_controls;
@@ -513,64 +514,15 @@ fn judged(
     settings: &Settings<'_>,
     identity: &Reply,
 ) -> Result<CaseResult, Fault> {
-    match reply {
-        Reply::Answered { seq: echoed, .. }
-        | Reply::Skipped { seq: echoed, .. }
-        | Reply::Error { seq: echoed, .. }
-            if echoed != seq =>
-        {
-            Err(Fault::Protocol(format!(
-                "the answer echoes seq {echoed}; the request's seq was {seq}"
-            )))
-        }
-        Reply::Answered {
-            streams, outputs, ..
-        } if role == ProtocolRole::Producer => {
-            if !streams.is_empty() {
-                return Err(Fault::Protocol(
-                    "a producer's answer has `streams`: it holds `outputs`, the streams it wrote"
-                        .into(),
-                ));
-            }
-            if let Some((output, line)) = outputs.iter().find_map(|o| {
-                o.lines
-                    .iter()
-                    .position(|l| l.contains('\n'))
-                    .map(|i| (o.name.as_str(), i + 1))
-            }) {
-                return Err(Fault::Protocol(format!(
-                    "line {line} of the output stream {:?} holds a newline: each entry of `lines` is one line",
-                    escape_controls(output)
-                )));
-            }
+    match check_case_reply(reply, seq, role, case.streams.len()).map_err(Fault::Protocol)? {
+        CaseReply::Outputs(outputs) => {
             let outputs: Vec<(String, Vec<u8>)> = outputs
                 .iter()
                 .map(|o| (o.name.clone(), o.bytes()))
                 .collect();
             produced(case, &outputs)
         }
-        Reply::Answered { outputs, .. } if !outputs.is_empty() => Err(Fault::Protocol(format!(
-            "the answer to a {} case has `outputs`, which only a producer's has",
-            role.as_str()
-        ))),
-        Reply::Answered { streams, .. } => {
-            if let Some(d) = streams
-                .iter()
-                .flat_map(|s| &s.diagnostics)
-                .find(|d| d.line == 0)
-            {
-                return Err(Fault::Protocol(format!(
-                    "a finding under {} is on line 0: lines are 1-based (a finding about the whole stream goes on line 1)",
-                    escape_controls(&d.rule)
-                )));
-            }
-            if streams.len() != case.streams.len() {
-                return Err(Fault::Protocol(format!(
-                    "the answer has {} stream entries; the case has {} streams",
-                    streams.len(),
-                    case.streams.len()
-                )));
-            }
+        CaseReply::Streams(streams) => {
             let judgement = if role == ProtocolRole::Reader {
                 judge_reader(case, &streams)
             } else {
@@ -586,43 +538,21 @@ fn judged(
             );
             Ok(result.capped(KEPT_BYTES))
         }
-        Reply::Skipped { reason, issue, .. } => {
+        CaseReply::Skipped { reason, issue } => {
             let mut result = blank(case, role, Outcome::Skipped, reason);
             result.issue = issue;
             Ok(result.capped(KEPT_BYTES))
         }
-        Reply::Error { message, .. } => {
+        CaseReply::Error(message) => {
             Ok(blank(case, role, Outcome::Error, message).capped(KEPT_BYTES))
         }
-        other => Err(Fault::Protocol(format!(
-            "the adapter answered a case with {}",
-            adapter::describe(&other)
-        ))),
     }
 }
 
 /// Judges a producer's output streams (name and bytes), or tells why they break the
 /// protocol: none at all, or two of one name.
 pub fn produced(case: &Case, outputs: &[(String, Vec<u8>)]) -> Result<CaseResult, Fault> {
-    if outputs.is_empty() {
-        return Err(Fault::Protocol(
-            "a producer's answer has no output stream (a producer that cannot convert the source says skipped or error)".into(),
-        ));
-    }
-    if outputs.len() > MAX_OUTPUTS {
-        return Err(Fault::Protocol(format!(
-            "a producer's answer has {} output streams; at most {MAX_OUTPUTS} are judged",
-            outputs.len()
-        )));
-    }
-    let mut names: Vec<&str> = outputs.iter().map(|(n, _)| n.as_str()).collect();
-    names.sort_unstable();
-    if let Some(twice) = names.windows(2).find(|w| w[0] == w[1]) {
-        return Err(Fault::Protocol(format!(
-            "two output streams are named {:?}",
-            escape_controls(twice[0])
-        )));
-    }
+    check_outputs(outputs).map_err(Fault::Protocol)?;
     let judgement = judge_producer(case, outputs);
     Ok(judged_result(
         case,

@@ -4,7 +4,9 @@
 
 use super::adapter::{Input, Persistent, Talk, describe, oneshot};
 use crate::exit;
-use asr_suite::protocol::{CaseRequest, Reply, STREAMS_BY_PATH, StreamAnswer};
+use asr_suite::protocol::{
+    CaseReply, CaseRequest, Reply, STREAMS_BY_PATH, StreamAnswer, check_case_reply,
+};
 use asr_suite::render::escape_controls;
 use std::path::Path;
 
@@ -66,18 +68,7 @@ impl Side {
             self.running = None;
         }
         match reply {
-            Ok(Reply::Answered { seq, streams, .. }) if seq == request.seq => {
-                Ok(Answer::Streams(streams))
-            }
-            Ok(Reply::Answered { seq, .. } | Reply::Skipped { seq, .. }) if seq != request.seq => {
-                Err(format!(
-                    "protocol error: the answer echoes seq {seq}; the request's seq was {}",
-                    request.seq
-                ))
-            }
-            Ok(Reply::Skipped { reason, .. }) => Ok(Answer::Skipped(reason)),
-            Ok(Reply::Error { message, .. }) => Err(format!("error: {message}")),
-            Ok(other) => Err(format!("protocol error: answered {}", describe(&other))),
+            Ok(reply) => answer(reply, request, request.seq),
             Err(fault) => Err(fault.to_string()),
         }
     }
@@ -137,12 +128,26 @@ impl OneShotSide {
         ];
         let (reply, _) = oneshot(&self.argv, &env, &Input::File(path), talk);
         match reply {
-            Ok(Reply::Answered { streams, .. }) => Ok(Answer::Streams(streams)),
-            Ok(Reply::Skipped { reason, .. }) => Ok(Answer::Skipped(reason)),
-            Ok(Reply::Error { message, .. }) => Err(format!("error: {message}")),
-            Ok(other) => Err(format!("protocol error: answered {}", describe(&other))),
+            // One-shot: the reply may leave its seq out (it reads as 0), and must not echo
+            // another.
+            Ok(reply) => answer(reply, request, 0),
             Err(fault) => Err(fault.to_string()),
         }
+    }
+}
+
+/// A reply to `request`, checked as `run` checks one ([`check_case_reply`]): a reply
+/// `diff` and `fuzz` compare is one `run` would judge.
+fn answer(reply: Reply, request: &CaseRequest, seq: u64) -> Result<Answer, String> {
+    match check_case_reply(reply, seq, request.role, request.streams.len()) {
+        Ok(CaseReply::Streams(streams)) => Ok(Answer::Streams(streams)),
+        Ok(CaseReply::Skipped { reason, .. }) => Ok(Answer::Skipped(reason)),
+        Ok(CaseReply::Error(message)) => Err(format!("error: {message}")),
+        Ok(CaseReply::Outputs(_)) => Err(format!(
+            "protocol error: the answer to a {} case has `outputs`, which only a producer's has",
+            request.role.as_str()
+        )),
+        Err(why) => Err(format!("protocol error: {why}")),
     }
 }
 

@@ -16,6 +16,7 @@ mod progress;
 mod read_memory;
 mod readers;
 mod reference_limits;
+mod reply_check;
 mod run;
 mod trust;
 mod walk;

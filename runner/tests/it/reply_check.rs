@@ -1,0 +1,104 @@
+//! One check of a reply for every command that talks to adapters: `run`, `diff` and `fuzz`
+//! call an answer to no request the kit sent (a wrong seq, on an `error` reply too) and an
+//! answer with the wrong number of streams protocol errors alike.
+
+use crate::helpers::{adapters, asr_ctk, scratch};
+use asr_suite::conformance::{Outcome, RunReport};
+
+fn adapter(name: &str) -> String {
+    format!(
+        "python3 {}",
+        adapters().join(format!("{name}.py")).display()
+    )
+}
+
+const CASE: &str = "messages/ASR-212/n_image_data_and_blob";
+
+#[test]
+fn run_calls_an_error_echoing_another_seq_a_protocol_error() {
+    let out = scratch("reply-run");
+    let output = asr_ctk(&[
+        "run",
+        "--quiet",
+        "--case",
+        CASE,
+        "--max-restarts",
+        "0",
+        "--out",
+        &out.to_string_lossy(),
+        "--adapter",
+        &adapter("errs_with_wrong_seq"),
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let report: RunReport = crate::helpers::report_in(&out);
+    let case = &report.cases[0];
+    assert_eq!(case.outcome, Outcome::ProtocolError, "{case:?}");
+    assert!(
+        case.detail
+            .as_deref()
+            .is_some_and(|d| d.contains("echoes seq 1001")),
+        "{case:?}"
+    );
+}
+
+/// `diff`'s words for the second implementation's answer to the one case.
+fn diffed(name: &str) -> String {
+    let out = scratch(&format!("reply-diff-{name}"));
+    let output = asr_ctk(&[
+        "diff",
+        "--role",
+        "validator",
+        "--case",
+        CASE,
+        "--adapter",
+        "reference",
+        "--adapter",
+        &adapter(name),
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    // An implementation that failed to answer fails the comparison.
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn diff_calls_an_error_echoing_another_seq_a_protocol_error() {
+    let text = diffed("errs_with_wrong_seq");
+    assert!(
+        text.contains("protocol error: the answer echoes seq 1001; the request's seq was 1"),
+        "{text}"
+    );
+}
+
+#[test]
+fn diff_refuses_an_answer_with_the_wrong_number_of_streams() {
+    let text = diffed("wrong_stream_count");
+    assert!(
+        text.contains("protocol error: the answer has 0 stream entries; the case has 1 streams"),
+        "{text}"
+    );
+}
+
+#[test]
+fn fuzz_calls_an_error_echoing_another_seq_a_protocol_error() {
+    let out = scratch("reply-fuzz");
+    let output = asr_ctk(&[
+        "fuzz",
+        "--role",
+        "validator",
+        "--iterations",
+        "2",
+        "--out",
+        &out.to_string_lossy(),
+        "--adapter",
+        &adapter("errs_with_wrong_seq"),
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("fault") && text.contains("protocol error: the answer echoes seq"),
+        "{text}"
+    );
+    assert!(!text.contains("error: an error of no case asked"), "{text}");
+}
