@@ -281,6 +281,27 @@ impl Drop for Running<'_> {
     }
 }
 
+/// The next iteration a job takes, or `None` when the campaign is over: interrupted, past
+/// its deadline or its `--iterations`, or ended by an error of another job.
+fn next_iteration(
+    args: &Args,
+    next: &AtomicU64,
+    failure: &Mutex<Option<anyhow::Error>>,
+    deadline: Option<Instant>,
+) -> Option<u64> {
+    if supervise::interrupted()
+        || deadline.is_some_and(|d| Instant::now() >= d)
+        || lock(failure).is_some()
+    {
+        return None;
+    }
+    let iteration = next.fetch_add(1, Ordering::SeqCst);
+    let past = args
+        .iterations
+        .is_some_and(|n| iteration >= args.first.saturating_add(n));
+    (!past).then_some(iteration)
+}
+
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
@@ -300,19 +321,10 @@ fn fuzz_job(
     let role = args.stream_role();
     let outcome = (|| {
         loop {
-            if supervise::interrupted()
-                || deadline.is_some_and(|d| Instant::now() >= d)
-                || lock(&shared.failure).is_some()
-            {
+            let Some(iteration) = next_iteration(args, &shared.next, &shared.failure, deadline)
+            else {
                 return Ok(());
-            }
-            let iteration = shared.next.fetch_add(1, Ordering::SeqCst);
-            if args
-                .iterations
-                .is_some_and(|n| iteration >= args.first.saturating_add(n))
-            {
-                return Ok(());
-            }
+            };
             // One-shot mode runs one stream a process: no families.
             let (streams, subject) = subject_of(args.seed, iteration, role, !args.oneshot)?;
             let bytes: Vec<Vec<u8>> = streams.iter().map(|(_, s)| s.to_bytes()).collect();

@@ -9,8 +9,8 @@
 //! that `asr-ctk run --cases OUT/found --role producer` runs it again.
 
 use super::{
-    Args, Setup, Tally, brief, deadline, lock, per_second, rerun, run_jobs, say_promoted, setup,
-    write_campaign_reports,
+    Args, Setup, Tally, brief, deadline, lock, next_iteration, per_second, rerun, run_jobs,
+    say_promoted, setup, write_campaign_reports,
 };
 use crate::exit;
 use crate::run::adapter::{Persistent, Talk};
@@ -233,19 +233,10 @@ fn fuzz_job(
 ) -> Result<()> {
     let outcome = (|| {
         loop {
-            if supervise::interrupted()
-                || deadline.is_some_and(|d| Instant::now() >= d)
-                || lock(&shared.failure).is_some()
-            {
+            let Some(iteration) = next_iteration(args, &shared.next, &shared.failure, deadline)
+            else {
                 return Ok(());
-            }
-            let iteration = shared.next.fetch_add(1, Ordering::SeqCst);
-            if args
-                .iterations
-                .is_some_and(|n| iteration >= args.first.saturating_add(n))
-            {
-                return Ok(());
-            }
+            };
             let format = formats[usize::try_from(iteration).unwrap_or(0) % formats.len()];
             let Some(generated) = native::generate(format, args.seed, iteration) else {
                 continue;
