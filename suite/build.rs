@@ -51,7 +51,8 @@ fn main() {
     rule_ids(&manifest, &out);
 }
 
-/// Writes one `RuleId` constant for each id of the catalog (`cases/rules.toml`), so that
+/// Writes one `RuleId` constant for each id of the catalog (`cases/rules.toml`) and one
+/// `ClauseId` for each of its clauses, so that
 /// code can only name a rule the catalog has, and fails the build on an `x-asr-rule` of a
 /// schema that the catalog does not have.
 fn rule_ids(manifest: &Path, out: &Path) {
@@ -77,6 +78,26 @@ fn rule_ids(manifest: &Path, out: &Path) {
         "{}: expected the catalog's rule ids, found {ids:?}",
         catalog.display()
     );
+    // A clause table names its clause on a line of its own too, below its rule's table.
+    let mut table = "";
+    let mut rule = "";
+    let clauses: Vec<(&str, &str)> = text
+        .lines()
+        .filter_map(|l| {
+            if l.starts_with("[[") {
+                table = l.trim();
+            }
+            let id = l.trim().strip_prefix("id = \"")?.strip_suffix('"')?;
+            match table {
+                "[[rule]]" => {
+                    rule = id;
+                    None
+                }
+                "[[rule.clause]]" => Some((rule, id)),
+                _ => None,
+            }
+        })
+        .collect();
     let mut code = String::new();
     for id in &ids {
         let _ = writeln!(
@@ -85,10 +106,30 @@ fn rule_ids(manifest: &Path, out: &Path) {
             id.replace('-', "_")
         );
     }
+    for (rule, id) in &clauses {
+        assert!(
+            id.strip_prefix(rule)
+                .is_some_and(|letter| letter.starts_with('.')),
+            "{}: clause {id} is not one of {rule}",
+            catalog.display()
+        );
+        let _ = writeln!(
+            code,
+            "/// `{id}`.\npub const {}: ClauseId = ClauseId {{ id: {id:?}, rule: {} }};",
+            id.replace(['-', '.'], "_").to_uppercase(),
+            rule.replace('-', "_")
+        );
+    }
     let _ = writeln!(code, "/// Every id of the catalog, in its order.");
     let _ = writeln!(code, "pub static ALL: &[RuleId] = &[");
     for id in &ids {
         let _ = writeln!(code, "    {},", id.replace('-', "_"));
+    }
+    code.push_str("];\n");
+    let _ = writeln!(code, "/// Every clause of the catalog, in its order.");
+    let _ = writeln!(code, "pub static CLAUSES: &[ClauseId] = &[");
+    for (_, id) in &clauses {
+        let _ = writeln!(code, "    {},", id.replace(['-', '.'], "_").to_uppercase());
     }
     code.push_str("];\n");
     std::fs::write(out.join("rule_ids.rs"), code).expect("OUT_DIR is writable");

@@ -18,6 +18,7 @@ use asr_suite::judge::members::Kinds;
 use asr_suite::judge::{ReadingMismatch, UNATTRIBUTED, diff_readings};
 use asr_suite::protocol::{ProtocolRole, ReadingAnswer, Reply, StreamAnswer};
 use asr_suite::render::escape_controls;
+use asr_suite::rule;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::PathBuf;
@@ -307,7 +308,7 @@ fn verdict_difference(a: &StreamAnswer, b: &StreamAnswer, case: &Case) -> Readin
                 .first()
                 .map(|r| (*r).to_owned())
         })
-        .unwrap_or_else(|| "ASR-X-003".to_owned());
+        .unwrap_or_else(|| rule::ASR_X_003.to_string());
     ReadingMismatch {
         pointer: "/valid".into(),
         rule,

@@ -31,6 +31,7 @@ use asr_suite::fuzz::oracle::{self, Disagreement, Expected, Kind};
 use asr_suite::fuzz::{mutate, seeded_bytes, shrink};
 use asr_suite::protocol::{CaseRequest, Reply, StreamAnswer, StreamInput, base64_encode};
 use asr_suite::render::escape_controls;
+use asr_suite::rule::{self, RuleId};
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -118,7 +119,7 @@ enum Subject {
     /// Generated and valid.
     Valid,
     /// One clause broken.
-    Broken { clause: &'static str, rule: String },
+    Broken { clause: &'static str, rule: RuleId },
 }
 
 /// Disagreements (or a producer's failures) of one kind under one rule.
@@ -339,7 +340,7 @@ fn fuzz_job(
             );
             let exercised = match &subject {
                 Subject::Broken { clause, rule } => Exercised::Broken {
-                    rule: rule.clone(),
+                    rule: rule.to_string(),
                     clause: (*clause).to_owned(),
                 },
                 Subject::Valid => {
@@ -660,7 +661,7 @@ fn subject_of(
         if let Ok(mutation) = mutate::mutate(&stream, &mut u) {
             let subject = Subject::Broken {
                 clause: mutation.clause,
-                rule: mutation.rule.to_owned(),
+                rule: mutation.rule,
             };
             return Ok((vec![(String::new(), mutation.stream)], subject));
         }
@@ -810,7 +811,7 @@ impl Target {
             id: "fuzz".into(),
             // The rule a broken stream tests: an implementation that lacks it may skip it.
             rules: match subject {
-                Subject::Broken { rule, .. } => vec![rule.clone()],
+                Subject::Broken { rule, .. } => vec![rule.to_string()],
                 Subject::Valid => Vec::new(),
             },
             format: None,
@@ -857,7 +858,7 @@ fn judge(
             RoleArg::Validator => {
                 let expected = match subject {
                     Subject::Valid => Expected::Valid,
-                    Subject::Broken { rule, .. } => Expected::Broken { rule: rule.clone() },
+                    Subject::Broken { rule, .. } => Expected::Broken { rule: *rule },
                 };
                 oracle::judge_validator(&expected, answer)
                     .into_iter()
@@ -878,7 +879,7 @@ fn judge(
 fn fault_rule(subject: &Subject) -> String {
     match subject {
         Subject::Valid => asr_suite::judge::UNATTRIBUTED.to_owned(),
-        Subject::Broken { rule, .. } => rule.clone(),
+        Subject::Broken { rule, .. } => rule.to_string(),
     }
 }
 
@@ -901,7 +902,7 @@ fn still_disagrees(
     let oracle_holds = match (role, subject) {
         (RoleArg::Validator, Subject::Valid) => oracle::fits_a_case(&slices, None, notices),
         (RoleArg::Validator, Subject::Broken { rule, .. }) => {
-            oracle::fits_a_case(&slices, Some(rule), notices)
+            oracle::fits_a_case(&slices, Some(rule.as_str()), notices)
         }
         (RoleArg::Reader, _) => slices
             .iter()
@@ -963,9 +964,11 @@ fn write_case(
                         report
                             .diagnostics
                             .iter()
-                            .filter(|d| !(d.rule == "ASR-406" && d.severity == Severity::Notice))
+                            .filter(|d| {
+                                !(d.rule == rule::ASR_406 && d.severity == Severity::Notice)
+                            })
                             .map(move |d| Violation {
-                                rule: d.rule.clone(),
+                                rule: d.rule.to_string(),
                                 severity: d.severity,
                                 line: d.line,
                                 pointer: d.pointer.clone(),

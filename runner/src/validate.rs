@@ -132,7 +132,7 @@ fn print_human(out: &mut impl Write, report: &FileReport) -> io::Result<()> {
     let mut cited: Vec<&str> = Vec::new();
     for d in &report.diagnostics {
         if !cited.contains(&d.rule.as_str()) {
-            cited.push(&d.rule);
+            cited.push(d.rule.as_str());
         }
         let mark = if d.is_inferred() { " (inferred)" } else { "" };
         let at = if d.pointer.is_empty() {

@@ -18,11 +18,12 @@ fn main() {
     let report = check_bytes(stream.as_bytes(), &CheckOptions::default());
     assert!(report.valid());
     for finding in &report.diagnostics {
+        let summary = Catalog::embedded().summary(finding.rule.as_str());
         println!(
             "{}:{} {}",
             finding.line,
             finding.rule,
-            Catalog::embedded().summary(&finding.rule).unwrap_or("")
+            summary.unwrap_or("")
         );
     }
 

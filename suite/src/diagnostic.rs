@@ -1,5 +1,6 @@
 //! Findings: what the checker reports about a stream, as data.
 
+use crate::rule::RuleId;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -51,8 +52,9 @@ impl fmt::Display for Severity {
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct Diagnostic {
-    /// The rule broken: an ASR rule id (`ASR-212`) or an inferred check id (`ASR-X-003`).
-    pub rule: String,
+    /// The rule broken: an ASR rule (`ASR-212`) or an inferred check (`ASR-X-003`) of the
+    /// catalog.
+    pub rule: RuleId,
     /// How much it weighs.
     pub severity: Severity,
     /// 1-based line of the stream.
@@ -70,7 +72,7 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// Whether the rule is one of the kit's inferred structural checks rather than an ASR rule.
     pub fn is_inferred(&self) -> bool {
-        is_inferred_rule(&self.rule)
+        is_inferred_rule(self.rule.as_str())
     }
 }
 
@@ -105,7 +107,7 @@ mod tests {
     #[test]
     fn diagnostic_json_has_exactly_the_interface_members() {
         let d = Diagnostic {
-            rule: "ASR-402".into(),
+            rule: crate::rule::ASR_402,
             severity: Severity::Error,
             line: 1,
             seq: Some(0),

@@ -5,6 +5,7 @@
 use crate::case::{Case, Provenance, Verdict};
 use crate::catalog::{Catalog, CheckKind};
 use crate::diagnostic::Severity;
+use crate::rule;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -141,7 +142,7 @@ pub fn prefixes(cases: &[Case]) -> Vec<String> {
             continue;
         };
         let counted =
-            |v: &&crate::case::Violation| v.severity != Severity::Notice || v.rule == "ASR-412";
+            |v: &&crate::case::Violation| v.severity != Severity::Notice || v.rule == rule::ASR_412;
         match case.verdict() {
             None => problems.push(format!(
                 "{}: the file name starts with none of y_, n_, i_",

@@ -7,6 +7,7 @@ use crate::lines::{Line, LineReader};
 use crate::model::{
     self, Added, Layout, Lineage, Outline, RecordIndex, Standing, canonical_session,
 };
+use crate::rule::{self, RuleId};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -216,7 +217,7 @@ pub struct Refusal {
     /// 1-based line (0 for the stream as a whole).
     pub line: usize,
     /// The kit's check the line breaks (PROTOCOL.md, "What a reader may refuse").
-    pub rule: &'static str,
+    pub rule: RuleId,
     /// Why, in words.
     pub reason: String,
 }
@@ -363,7 +364,7 @@ impl Scan {
         if !self.state.seen_any && refusals.is_empty() {
             refusals.push(Refusal {
                 line: 0,
-                rule: "ASR-X-007",
+                rule: rule::ASR_X_007,
                 reason: "the stream is empty: it has no header".into(),
             });
         }
@@ -605,7 +606,7 @@ impl State {
             } => {
                 self.refuse(
                     *number,
-                    "ASR-X-006",
+                    rule::ASR_X_006,
                     format!(
                         "the line is {len} bytes long, longer than {} (--max-line-bytes): it was not read",
                         self.max_line
@@ -625,7 +626,7 @@ impl State {
         }
     }
 
-    fn refuse(&mut self, line: usize, rule: &'static str, reason: String) {
+    fn refuse(&mut self, line: usize, rule: RuleId, reason: String) {
         self.accepted = false;
         if self.refusals.len() < MAX_REFUSALS {
             self.refusals.push(Refusal { line, rule, reason });
@@ -653,13 +654,13 @@ impl State {
             Ok(parsed) => parsed,
             Err(failure) => {
                 let rule = match failure {
-                    json::Failure::TooDeep { .. } => "ASR-X-006",
-                    json::Failure::NumberOutOfRange { .. } => "ASR-X-005",
+                    json::Failure::TooDeep { .. } => rule::ASR_X_006,
+                    json::Failure::NumberOutOfRange { .. } => rule::ASR_X_005,
                     json::Failure::Syntax { .. } if std::str::from_utf8(bytes).is_err() => {
-                        "ASR-X-001"
+                        rule::ASR_X_001
                     }
-                    json::Failure::Syntax { .. } if number == 1 => "ASR-X-007",
-                    json::Failure::Syntax { .. } => "ASR-X-003",
+                    json::Failure::Syntax { .. } if number == 1 => rule::ASR_X_007,
+                    json::Failure::Syntax { .. } => rule::ASR_X_003,
                 };
                 self.refuse(number, rule, format!("the line is not JSON: {failure}"));
                 return;
@@ -667,9 +668,9 @@ impl State {
         };
         let Value::Object(object) = &parsed.value else {
             let rule = if number == 1 {
-                "ASR-X-007"
+                rule::ASR_X_007
             } else {
-                "ASR-X-003"
+                rule::ASR_X_003
             };
             self.refuse(number, rule, "the line is not a JSON object".into());
             return;
@@ -683,7 +684,7 @@ impl State {
         {
             self.refuse(
                 number,
-                "ASR-X-007",
+                rule::ASR_X_007,
                 "the first line is not the `session` header".into(),
             );
         }
@@ -731,7 +732,7 @@ impl State {
             Added::Full => {
                 self.refuse(
                     0,
-                    "ASR-X-006",
+                    rule::ASR_X_006,
                     "more records than the reader can number".into(),
                 );
                 return;

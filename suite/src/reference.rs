@@ -9,6 +9,7 @@ use crate::protocol::{
     Reply, STREAMS_BY_PATH, StreamAnswer, StreamInput, base64_decode,
 };
 use crate::reading::{DEFAULT_MAX_COPY_BYTES, Scan, scan, scan_copying, temporary_file};
+use crate::rule;
 use std::fs::File;
 use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
@@ -375,7 +376,7 @@ fn answer_reports(seq: u64, reports: &[StreamReport]) -> Reply {
                     .diagnostics
                     .iter()
                     .map(|d| AnswerDiagnostic {
-                        rule: d.rule.clone(),
+                        rule: d.rule.to_string(),
                         severity: d.severity,
                         line: d.line,
                         pointer: Some(d.pointer.clone()),
@@ -411,11 +412,11 @@ pub fn validate_case(case: &Case) -> Result<(bool, Vec<Violation>), CaseError> {
     let mut found = Vec::new();
     for ((part, _), report) in case.streams.iter().zip(&reports) {
         for d in &report.diagnostics {
-            if d.rule == "ASR-406" && d.severity == Severity::Notice {
+            if d.rule == rule::ASR_406 && d.severity == Severity::Notice {
                 continue;
             }
             found.push(Violation {
-                rule: d.rule.clone(),
+                rule: d.rule.to_string(),
                 severity: d.severity,
                 line: d.line,
                 pointer: d.pointer.clone(),

@@ -243,10 +243,11 @@ pub fn stream_failures(output: &[(&str, &[u8])], allowed: &[String]) -> Vec<Outp
     for (stream, bytes) in output {
         let report = check_bytes(bytes, &CheckOptions::default());
         for d in &report.diagnostics {
-            let allowed = d.severity != Severity::Error && allowed.contains(&d.rule);
+            let allowed =
+                d.severity != Severity::Error && allowed.iter().any(|a| d.rule == a.as_str());
             if d.severity != Severity::Notice && !allowed {
                 failures.push(OutputFailure {
-                    rule: d.rule.clone(),
+                    rule: d.rule.to_string(),
                     kind: Failure::Invalid,
                     warning: d.severity == Severity::Warning,
                     decision: None,
@@ -277,7 +278,7 @@ pub fn property_failures(
     crate::conserve::check(facts, output)
         .into_iter()
         .map(|broken| OutputFailure {
-            rule: broken.rule.to_owned(),
+            rule: broken.rule.to_string(),
             message: format!("{} (what every conversion keeps): {broken}", broken.rule),
             kind: Failure::Fidelity,
             warning: broken.warning,

@@ -21,7 +21,7 @@ fn found(report: &StreamReport) -> Vec<(String, usize, Severity)> {
     report
         .diagnostics
         .iter()
-        .map(|d| (d.rule.clone(), d.line, d.severity))
+        .map(|d| (d.rule.to_string(), d.line, d.severity))
         .collect()
 }
 
@@ -30,7 +30,7 @@ fn errors(report: &StreamReport) -> Vec<(String, usize)> {
         .diagnostics
         .iter()
         .filter(|d| d.severity == Severity::Error)
-        .map(|d| (d.rule.clone(), d.line))
+        .map(|d| (d.rule.to_string(), d.line))
         .collect()
 }
 

@@ -265,7 +265,14 @@ fn findings(lines: &[String]) -> BTreeSet<(String, String, usize, String)> {
         .diagnostics
         .into_iter()
         .filter(|d| d.rule != "ASR-406")
-        .map(|d| (d.rule, d.severity.to_string(), d.line, d.pointer))
+        .map(|d| {
+            (
+                d.rule.to_string(),
+                d.severity.to_string(),
+                d.line,
+                d.pointer,
+            )
+        })
         .collect()
 }
 

@@ -101,7 +101,7 @@ pub fn check_related(reports: &mut [StreamReport], options: &CheckOptions) {
         }
     }
     for (index, d) in added {
-        if options.reports(&d.rule) {
+        if options.reports(d.rule.as_str()) {
             reports[index].diagnostics.push(d);
             reports[index].diagnostics.sort_by_key(|d| d.line);
         }
@@ -110,7 +110,7 @@ pub fn check_related(reports: &mut [StreamReport], options: &CheckOptions) {
 
 fn diagnostic(severity: Severity, line: usize, pointer: &str, message: String) -> Diagnostic {
     Diagnostic {
-        rule: "ASR-412".into(),
+        rule: crate::rule::ASR_412,
         severity,
         line,
         seq: Some(0),

@@ -87,7 +87,7 @@ impl Sink {
         // The rule's requirement stays in the catalog: renderers show it where people read.
         let message = finding.message;
         Some(Diagnostic {
-            rule: finding.rule.as_str().to_owned(),
+            rule: finding.rule,
             severity: finding.severity,
             line: place.line.max(1),
             seq: place.seq,

@@ -7,6 +7,7 @@ use super::Broken;
 use super::output::{Output, effective};
 use super::texts::excerpt;
 use crate::facts::{Facts, Item, Writer};
+use crate::rule;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -74,9 +75,9 @@ pub(super) fn check(facts: &Facts, out: &Output<'_>, broken: &mut Vec<Broken>) {
                         .or_else(|| find_fact(facts, text));
                     broken.push(Broken {
                         rule: if inserted.is_some() {
-                            "ASR-203"
+                            rule::ASR_203
                         } else {
-                            "ASR-202"
+                            rule::ASR_202
                         },
                         decision: None,
                         warning: false,
@@ -104,7 +105,7 @@ pub(super) fn check(facts: &Facts, out: &Output<'_>, broken: &mut Vec<Broken>) {
                     continue;
                 }
                 broken.push(Broken {
-                    rule: "ASR-226",
+                    rule: rule::ASR_226,
                     decision: None,
                     warning: false,
                     message: format!(

@@ -7,6 +7,7 @@ use super::output::{Output, Stream};
 use super::texts::{Found, declared_lost, excerpt};
 use super::{Broken, DECISION_TOOLS};
 use crate::facts::{Facts, Item, ItemKind, TextKind};
+use crate::rule;
 use serde_json::{Map, Value};
 
 /// The records of `stream` that are `item` by its native id: a message with one of its ids
@@ -88,7 +89,7 @@ pub(super) fn check(facts: &Facts, out: &Output<'_>, found: &Found, broken: &mut
                     "no message has its id".to_owned()
                 };
                 broken.push(Broken {
-                    rule: "ASR-219",
+                    rule: rule::ASR_219,
                     decision: None,
                     warning: false,
                     message: format!(
@@ -107,7 +108,7 @@ pub(super) fn check(facts: &Facts, out: &Output<'_>, found: &Found, broken: &mut
                     continue;
                 };
                 broken.push(Broken {
-                    rule: "ASR-203",
+                    rule: rule::ASR_203,
                     decision: None,
                     warning: true,
                     message: format!(
@@ -129,7 +130,7 @@ pub(super) fn check(facts: &Facts, out: &Output<'_>, found: &Found, broken: &mut
                     .find(|r| r.get("type").and_then(Value::as_str) == Some("tool_call"))
                     .and_then(|r| r.get("callId").and_then(Value::as_str));
                 broken.push(Broken {
-                    rule: "ASR-203",
+                    rule: rule::ASR_203,
                     decision: Some(DECISION_TOOLS),
                     warning: false,
                     message: match kept_as {
@@ -170,7 +171,7 @@ pub(super) fn check(facts: &Facts, out: &Output<'_>, found: &Found, broken: &mut
                     continue;
                 };
                 broken.push(Broken {
-                    rule: "ASR-211",
+                    rule: rule::ASR_211,
                     decision: Some(DECISION_TOOLS),
                     warning: false,
                     message,

@@ -9,6 +9,7 @@ use super::authors::items_of;
 use super::output::{Output, Stream};
 use crate::facts::{Facts, Pointer, Relation, Session};
 use crate::refs::parse_session_ref;
+use crate::rule::{self, RuleId};
 use serde_json::{Map, Value};
 
 /// Charges the lineage the source does not support.
@@ -17,7 +18,7 @@ pub(super) fn check(facts: &Facts, out: &Output<'_>, broken: &mut Vec<Broken>) {
         let Some(session) = stream.session.and_then(|n| facts.sessions.get(n)) else {
             continue;
         };
-        let mut push = |rule: &'static str, message: String| {
+        let mut push = |rule: RuleId, message: String| {
             broken.push(Broken {
                 rule,
                 decision: None,
@@ -32,7 +33,7 @@ pub(super) fn check(facts: &Facts, out: &Output<'_>, broken: &mut Vec<Broken>) {
                 && session.scope.as_deref() != Some(scope)
             {
                 push(
-                    "ASR-410",
+                    rule::ASR_410,
                     match &session.scope {
                         Some(marked) => format!(
                             "the header's scope is {scope:?}, but the source marks session {:?} {marked:?}",
@@ -75,11 +76,11 @@ fn facets(
     session: &Session,
     line: usize,
     lineage: &Map<String, Value>,
-    push: &mut dyn FnMut(&'static str, String),
+    push: &mut dyn FnMut(RuleId, String),
 ) {
     if lineage.get("root") == Some(&Value::Bool(true)) && !session.root {
         push(
-            "ASR-402",
+            rule::ASR_402,
             format!(
                 "line {line} claims root: true, but the source has no documented marker that session {:?} is a root",
                 session.id
@@ -105,7 +106,7 @@ fn facets(
             .collect();
         if to.is_empty() {
             push(
-                "ASR-403",
+                rule::ASR_403,
                 format!(
                     "line {line} has lineage.{facet} to {target:?}, but the source holds no pointer from session {:?} to it",
                     session.id
@@ -124,7 +125,7 @@ fn facets(
         if meant.is_empty() {
             let (rule, why) = if to.iter().any(|p| p.meaning.is_none()) {
                 (
-                    "ASR-405",
+                    rule::ASR_405,
                     "the source does not record what its pointer means: relatedUnknown".to_owned(),
                 )
             } else {
@@ -134,7 +135,7 @@ fn facets(
                     .map(Relation::facet)
                     .collect();
                 (
-                    "ASR-403",
+                    rule::ASR_403,
                     format!("the source records the relation as {}", recorded.join(", ")),
                 )
             };
@@ -158,7 +159,7 @@ fn facets(
                 .collect();
             if meant.is_empty() {
                 push(
-                    "ASR-421",
+                    rule::ASR_421,
                     format!(
                         "line {line} has lineage.executedBy/{n} {target:?}, but the source stores no id of a session that ran session {:?}'s turns by that name",
                         session.id
@@ -174,7 +175,7 @@ fn facets(
         && session.copied_prefix.is_none()
     {
         push(
-            "ASR-414",
+            rule::ASR_414,
             format!(
                 "line {line} declares inherits.mode copied, but nothing in the source proves that session {:?} begins with copied history",
                 session.id
@@ -190,14 +191,14 @@ fn evidence_and_record(
     facet: &str,
     value: &Map<String, Value>,
     meant: &[&Pointer],
-    push: &mut dyn FnMut(&'static str, String),
+    push: &mut dyn FnMut(RuleId, String),
 ) {
     if let Some(evidence) = value.get("evidence").and_then(Value::as_str)
         && !meant.iter().any(|p| p.evidence == evidence)
     {
         let supported: Vec<&str> = meant.iter().map(|p| p.evidence.as_str()).collect();
         push(
-            "ASR-404",
+            rule::ASR_404,
             format!(
                 "line {line} gives lineage.{facet} evidence {evidence:?}, but the source's pointer is {}",
                 supported.join(" or ")
@@ -208,7 +209,7 @@ fn evidence_and_record(
         && !meant.iter().any(|p| p.record.as_deref() == Some(record))
     {
         push(
-            "ASR-403",
+            rule::ASR_403,
             format!(
                 "line {line} names record {record:?} in lineage.{facet}, but the source names {}",
                 meant
@@ -226,7 +227,7 @@ fn copies(
     session: &Session,
     line: usize,
     record: &Map<String, Value>,
-    push: &mut dyn FnMut(&'static str, String),
+    push: &mut dyn FnMut(RuleId, String),
 ) {
     if !record.contains_key("copiedFrom") {
         return;
@@ -239,7 +240,7 @@ fn copies(
         return;
     }
     push(
-        "ASR-414",
+        rule::ASR_414,
         format!(
             "line {line} has copiedFrom, but nothing in the source proves the item at {} a copy",
             items[0].at
@@ -253,7 +254,7 @@ fn delegation(
     facts: &Facts,
     line: usize,
     record: &Map<String, Value>,
-    push: &mut dyn FnMut(&'static str, String),
+    push: &mut dyn FnMut(RuleId, String),
 ) {
     if record.get("type").and_then(Value::as_str) != Some("subagent") {
         return;
@@ -280,7 +281,7 @@ fn delegation(
         return;
     }
     push(
-        "ASR-403",
+        rule::ASR_403,
         format!(
             "line {line} links the call {call:?} to the child session {child:?}, but the source does not record that this call started it"
         ),

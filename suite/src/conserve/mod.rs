@@ -40,6 +40,7 @@ mod output;
 mod texts;
 
 use crate::facts::{Facts, Location};
+use crate::rule::{self, RuleId};
 
 /// The decision that a text the output does not hold is declared lost.
 pub const DECISION_CONTENT: &str = "content-kept";
@@ -67,17 +68,17 @@ pub fn exercised(facts: &Facts) -> std::collections::BTreeSet<String> {
         return rules;
     }
     let texts = facts.items.iter().flat_map(|i| &i.texts);
-    let mut add = |rule: &str| {
-        rules.insert(rule.to_owned());
+    let mut add = |rule: RuleId| {
+        rules.insert(rule.to_string());
     };
     if texts.clone().next().is_some() {
-        add("ASR-211");
+        add(rule::ASR_211);
     }
     if texts.clone().any(|t| t.kind == TextKind::Display) {
-        add("ASR-207");
+        add(rule::ASR_207);
     }
     if facts.items.iter().any(|i| i.kind == ItemKind::Message) {
-        for rule in ["ASR-202", "ASR-203", "ASR-226"] {
+        for rule in [rule::ASR_202, rule::ASR_203, rule::ASR_226] {
             add(rule);
         }
     }
@@ -86,19 +87,25 @@ pub fn exercised(facts: &Facts) -> std::collections::BTreeSet<String> {
         .iter()
         .any(|i| i.kind == ItemKind::Reasoning && !i.ids.is_empty())
     {
-        add("ASR-219");
+        add(rule::ASR_219);
     }
     if !facts.sessions.is_empty() {
-        for rule in ["ASR-402", "ASR-403", "ASR-410", "ASR-414", "ASR-421"] {
+        for rule in [
+            rule::ASR_402,
+            rule::ASR_403,
+            rule::ASR_410,
+            rule::ASR_414,
+            rule::ASR_421,
+        ] {
             add(rule);
         }
     }
     let pointers = facts.sessions.iter().flat_map(|s| &s.pointers);
     if pointers.clone().next().is_some() {
-        add("ASR-404");
+        add(rule::ASR_404);
     }
     if pointers.clone().any(|p| p.meaning.is_none()) {
-        add("ASR-405");
+        add(rule::ASR_405);
     }
     rules
 }
@@ -107,7 +114,7 @@ pub fn exercised(facts: &Facts) -> std::collections::BTreeSet<String> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Broken {
     /// The rule it rests on.
-    pub rule: &'static str,
+    pub rule: RuleId,
     /// The kit's decision it rests on, where the spec in hand does not settle it: the
     /// failure is non-strict.
     pub decision: Option<&'static str>,

@@ -105,7 +105,7 @@ fn broken_with(facts: &Facts, records: &[Value]) -> Vec<Broken> {
 fn charged(broken: &[Broken]) -> Vec<(&str, Option<&str>, bool)> {
     broken
         .iter()
-        .map(|b| (b.rule, b.decision, b.warning))
+        .map(|b| (b.rule.as_str(), b.decision, b.warning))
         .collect()
 }
 
@@ -265,7 +265,7 @@ fn a_result_answering_another_call_breaks_the_tool_decision() {
     assert!(
         found
             .iter()
-            .all(|b| (b.rule, b.decision) == ("ASR-211", Some(DECISION_TOOLS))),
+            .all(|b| (b.rule.as_str(), b.decision) == ("ASR-211", Some(DECISION_TOOLS))),
         "{found:?}"
     );
 }

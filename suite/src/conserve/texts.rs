@@ -5,6 +5,7 @@
 use super::output::{Output, Place};
 use super::{Broken, DECISION_CONTENT, DECISION_ORDER, DECISION_SESSIONS};
 use crate::facts::{Facts, TextKind};
+use crate::rule;
 use std::collections::HashSet;
 use unicode_normalization::UnicodeNormalization;
 
@@ -60,7 +61,7 @@ pub(super) fn check(facts: &Facts, out: &Output<'_>, broken: &mut Vec<Broken>) -
             if let Some((s, _, place)) = changed {
                 changed_at_home.insert((i, t));
                 broken.push(Broken {
-                    rule: "ASR-211",
+                    rule: rule::ASR_211,
                     decision: None,
                     warning: false,
                     message: format!(
@@ -76,7 +77,7 @@ pub(super) fn check(facts: &Facts, out: &Output<'_>, broken: &mut Vec<Broken>) -
                 });
             } else if places.is_empty() && !declared_lost(&out.lossy(item.session), text.kind) {
                 broken.push(Broken {
-                    rule: "ASR-211",
+                    rule: rule::ASR_211,
                     decision: Some(DECISION_CONTENT),
                     warning: false,
                     message: format!(
@@ -116,7 +117,7 @@ fn display(facts: &Facts, out: &Output<'_>, found: &Found, broken: &mut Vec<Brok
             let place = &places[0];
             broken.push(if only_display {
                 Broken {
-                    rule: "ASR-207",
+                    rule: rule::ASR_207,
                     decision: None,
                     warning: false,
                     message: format!(
@@ -129,7 +130,7 @@ fn display(facts: &Facts, out: &Output<'_>, found: &Found, broken: &mut Vec<Brok
                 }
             } else {
                 Broken {
-                    rule: "ASR-211",
+                    rule: rule::ASR_211,
                     decision: Some(DECISION_CONTENT),
                     warning: false,
                     message: format!(
@@ -197,7 +198,7 @@ fn placement(
         if let Some((text, place)) = elsewhere {
             let into = &out.streams[place.stream];
             broken.push(Broken {
-                rule: "ASR-410",
+                rule: rule::ASR_410,
                 decision: Some(DECISION_SESSIONS),
                 warning: false,
                 message: format!(
@@ -221,7 +222,7 @@ fn placement(
             });
         } else if !has_stream && !declared {
             broken.push(Broken {
-                rule: "ASR-410",
+                rule: rule::ASR_410,
                 decision: Some(DECISION_SESSIONS),
                 warning: false,
                 message: format!(
@@ -265,7 +266,7 @@ fn order(facts: &Facts, out: &Output<'_>, found: &Found, broken: &mut Vec<Broken
                 {
                     let before = last.map(|(_, i)| i.at.to_string()).unwrap_or_default();
                     broken.push(Broken {
-                        rule: "ASR-211",
+                        rule: rule::ASR_211,
                         decision: Some(DECISION_ORDER),
                         warning: false,
                         message: format!(

@@ -1343,7 +1343,7 @@ mod families {
                 r.diagnostics
                     .iter()
                     .filter(|d| !(d.rule == "ASR-406" && d.severity == Severity::Notice))
-                    .map(move |d| (n, d.rule.clone(), d.severity))
+                    .map(move |d| (n, d.rule.to_string(), d.severity))
             })
             .collect()
     }

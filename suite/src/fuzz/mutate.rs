@@ -17,6 +17,7 @@
 //! ```
 
 use super::generator::Stream;
+use crate::rule::{self, RuleId};
 use arbitrary::{Result, Unstructured};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
@@ -26,7 +27,7 @@ pub struct Mutator {
     /// The clause (`ASR-221.a`).
     pub clause: &'static str,
     /// The rule the reference reports the broken clause under.
-    pub rule: &'static str,
+    pub rule: RuleId,
     apply: fn(&mut Stream, &mut Unstructured<'_>) -> Result<usize>,
 }
 
@@ -45,7 +46,7 @@ pub struct Mutation {
     /// The clause broken.
     pub clause: &'static str,
     /// The rule the reference reports it under.
-    pub rule: &'static str,
+    pub rule: RuleId,
     /// The stream.
     pub stream: Stream,
     /// The line of the record that breaks it.
@@ -82,11 +83,20 @@ pub fn covered_clauses() -> BTreeSet<String> {
     MUTATORS.iter().map(|m| m.clause.to_owned()).collect()
 }
 
+/// A mutator of a clause (`ASR_221_A`), or of an inferred check, whose clause is the check
+/// itself (`check ASR_X_001`).
 macro_rules! mutator {
-    ($clause:literal, $rule:literal, $apply:expr) => {
+    (check $check:ident, $apply:expr) => {
         Mutator {
-            clause: $clause,
-            rule: $rule,
+            clause: rule::$check.as_str(),
+            rule: rule::$check,
+            apply: $apply,
+        }
+    };
+    ($clause:ident, $apply:expr) => {
+        Mutator {
+            clause: rule::$clause.as_str(),
+            rule: rule::$clause.rule(),
             apply: $apply,
         }
     };
@@ -95,20 +105,20 @@ macro_rules! mutator {
 static MUTATORS: &[Mutator] = &[
     // The inferred checks, each on a line of its own appended to the stream (nothing names
     // it) or, for a byte order mark, the header's line. The "clause" is the check's id.
-    mutator!("ASR-X-001", "ASR-X-001", |s, _| {
+    mutator!(check ASR_X_001, |s, _| {
         let seq = next_seq(s);
         let mut line =
             format!(r#"{{"type":"x-acme-event","seq":{seq},"id":"m{seq}","note":""#).into_bytes();
         line.extend_from_slice(b"\xFF\xFE\"}");
         Ok(append_raw(s, &line))
     }),
-    mutator!("ASR-X-002", "ASR-X-002", |s, _| {
+    mutator!(check ASR_X_002, |s, _| {
         let mut line = b"\xEF\xBB\xBF".to_vec();
         line.extend(serde_json::to_vec(&s.records[0]).unwrap_or_default());
         s.records[0] = Stream::raw_line(&line);
         Ok(0)
     }),
-    mutator!("ASR-X-003", "ASR-X-003", |s, u| {
+    mutator!(check ASR_X_003, |s, u| {
         let seq = next_seq(s);
         let truncated = format!(r#"{{"type":"message","seq":{seq},"id":"m{seq}","content":["#);
         let line = match u.int_in_range(0..=4)? {
@@ -120,18 +130,18 @@ static MUTATORS: &[Mutator] = &[
         };
         Ok(append_raw(s, line.as_bytes()))
     }),
-    mutator!("ASR-X-004", "ASR-X-004", |s, _| {
+    mutator!(check ASR_X_004, |s, _| {
         let seq = next_seq(s);
         let line =
             format!(r#"{{"type":"x-acme-event","seq":{seq},"id":"m{seq}","note":1,"note":2}}"#);
         Ok(append_raw(s, line.as_bytes()))
     }),
-    mutator!("ASR-X-005", "ASR-X-005", |s, _| {
+    mutator!(check ASR_X_005, |s, _| {
         let seq = next_seq(s);
         let line = format!(r#"{{"type":"x-acme-event","seq":{seq},"id":"m{seq}","n":1e999}}"#);
         Ok(append_raw(s, line.as_bytes()))
     }),
-    mutator!("ASR-X-006", "ASR-X-006", |s, _| {
+    mutator!(check ASR_X_006, |s, _| {
         let seq = next_seq(s);
         let depth = crate::json::MAX_DEPTH + 8;
         let line = format!(
@@ -141,7 +151,7 @@ static MUTATORS: &[Mutator] = &[
         );
         Ok(append_raw(s, line.as_bytes()))
     }),
-    mutator!("ASR-X-007", "ASR-X-007", |s, _| {
+    mutator!(check ASR_X_007, |s, _| {
         // A second header: the first line is the header, this one a record out of place.
         let mut second = new_record(s, "session");
         second.insert("formatVersion".into(), "0.1".into());
@@ -149,62 +159,62 @@ static MUTATORS: &[Mutator] = &[
         second.insert("sessionId".into(), "second".into());
         Ok(append(s, second))
     }),
-    mutator!("ASR-X-008", "ASR-X-008", |s, _| {
+    mutator!(check ASR_X_008, |s, _| {
         // The seq of the record before it: no longer increasing.
         let seq = next_seq(s).saturating_sub(1);
         let mut record = new_record(s, "x-acme-event");
         record.insert("seq".into(), seq.into());
         Ok(append(s, record))
     }),
-    mutator!("ASR-X-009", "ASR-X-009", |s, _| {
+    mutator!(check ASR_X_009, |s, _| {
         let mut record = new_record(s, "x-acme-event");
         let first = s.records.get(1).unwrap_or(&s.records[0]);
         let taken = first.get("id").cloned().unwrap_or_else(|| "h".into());
         record.insert("id".into(), taken);
         Ok(append(s, record))
     }),
-    mutator!("ASR-X-010", "ASR-X-010", |s, _| {
+    mutator!(check ASR_X_010, |s, _| {
         let mut record = new_record(s, "x-acme-event");
         record.remove("type");
         Ok(append(s, record))
     }),
-    mutator!("ASR-X-013", "ASR-X-013", |s, _| {
+    mutator!(check ASR_X_013, |s, _| {
         let mut record = new_record(s, "x-acme-event");
         record.insert("capture".into(), json!({"content": {"note": "no state"}}));
         Ok(append(s, record))
     }),
-    mutator!("ASR-X-016", "ASR-X-016", |s, _| {
+    mutator!(check ASR_X_016, |s, _| {
         let mut record = new_record(s, "x-acme-event");
         record.insert("ts".into(), 1_767_225_600.into());
         Ok(append(s, record))
     }),
-    mutator!("ASR-200.a", "ASR-200", |s, u| edit_message(s, u, |m| {
+    mutator!(ASR_200_A, |s, u| edit_message(s, u, |m| {
         m.remove("messageId");
     })),
-    mutator!("ASR-200.b", "ASR-200", |s, u| edit_message(s, u, |m| {
+    mutator!(ASR_200_B, |s, u| edit_message(s, u, |m| {
         m.remove("content");
     })),
-    mutator!("ASR-200.c", "ASR-200", |s, u| edit_message(s, u, |m| {
+    mutator!(ASR_200_C, |s, u| edit_message(s, u, |m| {
         m.remove("role");
         if let Some(capture) = m.get_mut("capture").and_then(Value::as_object_mut) {
             capture.remove("role");
         }
     })),
-    mutator!("ASR-204.a", "ASR-204", |s, u| {
+    mutator!(ASR_204_A, |s, u| {
         let audience = *u.choose(&["everyone", "assistant", "USER", ""])?;
         edit_message(s, u, |m| {
             m.insert("audience".into(), audience.into());
         })
     }),
-    mutator!("ASR-205.a", "ASR-205", |s, u| {
+    mutator!(ASR_205_A, |s, u| {
         let author = *u.choose(&["hook", "model", "human"])?;
         Ok(append(s, notice(author, "user")))
     }),
-    mutator!("ASR-205.b", "ASR-205", |s, u| {
+    mutator!(ASR_205_B, |s, u| {
         let audience = *u.choose(&["both", "model"])?;
         Ok(append(s, notice("harness", audience)))
     }),
-    mutator!("ASR-206.a", "ASR-206", |s, u| {
+    mutator!(ASR_206_A, |s, u| {
         let status = u
             .choose(&[json!(true), json!(3), json!(["complete"])])?
             .clone();
@@ -212,7 +222,7 @@ static MUTATORS: &[Mutator] = &[
             m.insert("status".into(), status);
         })
     }),
-    mutator!("ASR-208.a", "ASR-208", |s, u| {
+    mutator!(ASR_208_A, |s, u| {
         let value = u
             .choose(&[json!(false), json!(["same"]), json!(1)])?
             .clone();
@@ -225,23 +235,23 @@ static MUTATORS: &[Mutator] = &[
             m.insert("displayCorrespondence".into(), value);
         })
     }),
-    mutator!("ASR-210.a", "ASR-210", |s, u| {
+    mutator!(ASR_210_A, |s, u| {
         let part = u
             .choose(&[json!("text"), json!(7), json!(null), json!(["a"])])?
             .clone();
         add_part(s, u, part)
     }),
-    mutator!("ASR-210.b", "ASR-210", |s, u| {
+    mutator!(ASR_210_B, |s, u| {
         let part = u
             .choose(&[json!({"text": "no type"}), json!({"type": 3, "text": "x"})])?
             .clone();
         add_part(s, u, part)
     }),
-    mutator!("ASR-212.a", "ASR-212", |s, u| {
+    mutator!(ASR_212_A, |s, u| {
         let kind = *u.choose(&["image", "audio"])?;
         add_part(s, u, json!({"type": kind, "data": "AA=="}))
     }),
-    mutator!("ASR-212.b", "ASR-212", |s, u| {
+    mutator!(ASR_212_B, |s, u| {
         let kind = *u.choose(&["image", "audio"])?;
         add_part(
             s,
@@ -249,22 +259,22 @@ static MUTATORS: &[Mutator] = &[
             json!({"type": kind, "mimeType": "image/png", "data": "AA==", "blob": {"blob": "sha256:0"}}),
         )
     }),
-    mutator!("ASR-213.a", "ASR-213", |s, u| add_part(
+    mutator!(ASR_213_A, |s, u| add_part(
         s,
         u,
         json!({"type": "resource_link", "name": "lib.rs"})
     )),
-    mutator!("ASR-213.b", "ASR-213", |s, u| add_part(
+    mutator!(ASR_213_B, |s, u| add_part(
         s,
         u,
         json!({"type": "resource_link", "uri": "file:///lib.rs"})
     )),
-    mutator!("ASR-213.c", "ASR-213", |s, u| add_part(
+    mutator!(ASR_213_C, |s, u| add_part(
         s,
         u,
         json!({"type": "resource", "resource": {"text": "no uri"}})
     )),
-    mutator!("ASR-213.d", "ASR-213", |s, u| {
+    mutator!(ASR_213_D, |s, u| {
         let resource = u
             .choose(&[
                 json!({"uri": "file:///a", "text": "t", "blob": "AA=="}),
@@ -274,60 +284,56 @@ static MUTATORS: &[Mutator] = &[
             .clone();
         add_part(s, u, json!({"type": "resource", "resource": resource}))
     }),
-    mutator!("ASR-214.a", "ASR-214", |s, u| add_part(
+    mutator!(ASR_214_A, |s, u| add_part(
         s,
         u,
         json!({"type": "reasoning", "visibility": "summary", "text": "the whole chain of thought", "summary": ["short"]})
     )),
-    mutator!("ASR-214.b", "ASR-214", |s, u| add_part(
+    mutator!(ASR_214_B, |s, u| add_part(
         s,
         u,
         json!({"type": "reasoning", "visibility": "full", "summary": ["only a summary"]})
     )),
-    mutator!("ASR-217.a", "ASR-217", |s, u| add_part(
-        s,
-        u,
-        json!({"type": "refusal"})
-    )),
-    mutator!("ASR-221.a", "ASR-221", |s, _| {
+    mutator!(ASR_217_A, |s, u| add_part(s, u, json!({"type": "refusal"}))),
+    mutator!(ASR_221_A, |s, _| {
         let mut plan = new_plan(s, "plan_m");
         plan.remove("planId");
         Ok(append(s, plan))
     }),
-    mutator!("ASR-221.b", "ASR-221", |s, _| {
+    mutator!(ASR_221_B, |s, _| {
         let mut plan = new_plan(s, "plan_m");
         plan.remove("planType");
         Ok(append(s, plan))
     }),
-    mutator!("ASR-221.c", "ASR-221", |s, _| {
+    mutator!(ASR_221_C, |s, _| {
         let mut plan = new_plan(s, "plan_m");
         plan.remove("entries");
         Ok(append(s, plan))
     }),
-    mutator!("ASR-221.d", "ASR-221", |s, _| {
+    mutator!(ASR_221_D, |s, _| {
         let mut plan = new_plan(s, "plan_m");
         plan.insert("entries".into(), json!([{"status": "pending"}]));
         Ok(append(s, plan))
     }),
-    mutator!("ASR-221.e", "ASR-221", |s, _| {
+    mutator!(ASR_221_E, |s, _| {
         let mut plan = new_plan(s, "plan_m");
         plan.insert("entries".into(), json!([{"content": "step"}]));
         Ok(append(s, plan))
     }),
-    mutator!("ASR-221.f", "ASR-221", |s, u| {
+    mutator!(ASR_221_F, |s, u| {
         let kind = *u.choose(&["document", "goal"])?;
         let mut plan = new_plan(s, "plan_m");
         plan.remove("entries");
         plan.insert("planType".into(), kind.into());
         Ok(append(s, plan))
     }),
-    mutator!("ASR-222.a", "ASR-222", |s, _| {
+    mutator!(ASR_222_A, |s, _| {
         let first = new_plan(s, "plan_twice");
         append(s, first);
         let second = new_plan(s, "plan_twice");
         Ok(append(s, second))
     }),
-    mutator!("ASR-222.b", "ASR-222", |s, _| {
+    mutator!(ASR_222_B, |s, _| {
         let first = new_plan(s, "plan_one");
         let first_id = id_of(&first);
         append(s, first);
@@ -335,7 +341,7 @@ static MUTATORS: &[Mutator] = &[
         other.insert("supersedes".into(), first_id.into());
         Ok(append(s, other))
     }),
-    mutator!("ASR-222.c", "ASR-222", |s, _| {
+    mutator!(ASR_222_C, |s, _| {
         let first = new_plan(s, "plan_chain");
         let first_id = id_of(&first);
         append(s, first);
@@ -346,25 +352,25 @@ static MUTATORS: &[Mutator] = &[
         third.insert("supersedes".into(), first_id.into());
         Ok(append(s, third))
     }),
-    mutator!("ASR-224.a", "ASR-224", |s, u| add_part(
+    mutator!(ASR_224_A, |s, u| add_part(
         s,
         u,
         json!({"type": "text", "text": "x", "author": 1})
     )),
-    mutator!("ASR-224.b", "ASR-224", |s, u| add_part(
+    mutator!(ASR_224_B, |s, u| add_part(
         s,
         u,
         json!({"type": "text", "text": "x", "origin": ["prompt"]})
     )),
-    mutator!("ASR-224.c", "ASR-224", |s, u| add_part(
+    mutator!(ASR_224_C, |s, u| add_part(
         s,
         u,
         json!({"type": "text", "text": "x", "phase": false})
     )),
-    mutator!("ASR-227.a", "ASR-227", |s, u| edit_message(s, u, |m| {
+    mutator!(ASR_227_A, |s, u| edit_message(s, u, |m| {
         m.insert("conversation".into(), "never-declared".into());
     })),
-    mutator!("ASR-228.a", "ASR-228", |s, u| {
+    mutator!(ASR_228_A, |s, u| {
         let from = u
             .choose(&[json!({}), json!("alice"), json!({"session": "no agent"})])?
             .clone();
@@ -372,7 +378,7 @@ static MUTATORS: &[Mutator] = &[
             m.insert("from".into(), from);
         })
     }),
-    mutator!("ASR-228.b", "ASR-228", |s, u| {
+    mutator!(ASR_228_B, |s, u| {
         let actor = u
             .choose(&[json!({}), json!(5), json!({"session": "bad ref"})])?
             .clone();
@@ -380,28 +386,28 @@ static MUTATORS: &[Mutator] = &[
             m.insert("recipients".into(), json!([{"actor": actor}]));
         })
     }),
-    mutator!("ASR-228.c", "ASR-228", |s, u| {
+    mutator!(ASR_228_C, |s, u| {
         let entry = *u.choose(&["no agent#r1", "codex:other-session"])?;
         edit_message(s, u, |m| {
             m.insert("derivedFrom".into(), json!([entry]));
         })
     }),
-    mutator!("ASR-230.a", "ASR-230", |s, u| add_part(
+    mutator!(ASR_230_A, |s, u| add_part(
         s,
         u,
         json!({"type": "data", "schema": "x"})
     )),
-    mutator!("ASR-231.a", "ASR-231", |s, u| add_part(
+    mutator!(ASR_231_A, |s, u| add_part(
         s,
         u,
         json!({"type": "opaque", "data": "AA=="})
     )),
-    mutator!("ASR-231.b", "ASR-231", |s, u| add_part(
+    mutator!(ASR_231_B, |s, u| add_part(
         s,
         u,
         json!({"type": "opaque", "format": "x", "data": "AA==", "blob": {"blob": "sha256:0"}})
     )),
-    mutator!("ASR-233.a", "ASR-233", |s, u| {
+    mutator!(ASR_233_A, |s, u| {
         let index = message_with_parts(s, u, 2)?;
         let content = s.records[index]["content"].as_array_mut();
         if let Some(part) = content
@@ -412,7 +418,7 @@ static MUTATORS: &[Mutator] = &[
         }
         Ok(index)
     }),
-    mutator!("ASR-233.b", "ASR-233", |s, u| {
+    mutator!(ASR_233_B, |s, u| {
         let index = message_with_parts(s, u, 2)?;
         let content = s.records[index]["content"].as_array_mut();
         if let Some(parts) = content {
@@ -426,7 +432,7 @@ static MUTATORS: &[Mutator] = &[
         }
         Ok(index)
     }),
-    mutator!("ASR-233.c", "ASR-233", |s, u| {
+    mutator!(ASR_233_C, |s, u| {
         let index = message_with_parts(s, u, 2)?;
         let content = s.records[index]["content"].as_array_mut();
         if let Some(part) = content
@@ -440,14 +446,14 @@ static MUTATORS: &[Mutator] = &[
         }
         Ok(index)
     }),
-    mutator!("ASR-234.a", "ASR-234", |s, _| {
+    mutator!(ASR_234_A, |s, _| {
         let mut delivery = new_record(s, "delivery");
         if let Some(target) = last_message_id(s) {
             delivery.insert("message".into(), target.into());
         }
         Ok(append(s, delivery))
     }),
-    mutator!("ASR-235.a", "ASR-235", |s, u| {
+    mutator!(ASR_235_A, |s, u| {
         let kind = *u.choose(&["tool_call", "x-acme-event"])?;
         let other = new_record(s, kind);
         let target = id_of(&other);
@@ -457,13 +463,13 @@ static MUTATORS: &[Mutator] = &[
         delivery.insert("status".into(), "sent".into());
         Ok(append(s, delivery))
     }),
-    mutator!("ASR-235.b", "ASR-235", |s, _| {
+    mutator!(ASR_235_B, |s, _| {
         let mut delivery = new_record(s, "delivery");
         delivery.insert("status".into(), "queued".into());
         delivery.insert("conversation".into(), "never-declared".into());
         Ok(append(s, delivery))
     }),
-    mutator!("ASR-236.a", "ASR-236", |s, _| {
+    mutator!(ASR_236_A, |s, _| {
         let mut plan = new_plan(s, "plan_m");
         plan.insert(
             "entries".into(),
@@ -471,7 +477,7 @@ static MUTATORS: &[Mutator] = &[
         );
         Ok(append(s, plan))
     }),
-    mutator!("ASR-236.b", "ASR-236", |s, _| {
+    mutator!(ASR_236_B, |s, _| {
         let mut plan = new_plan(s, "plan_m");
         plan.insert(
             "entries".into(),
@@ -479,7 +485,7 @@ static MUTATORS: &[Mutator] = &[
         );
         Ok(append(s, plan))
     }),
-    mutator!("ASR-236.c", "ASR-236", |s, _| {
+    mutator!(ASR_236_C, |s, _| {
         let mut plan = new_plan(s, "plan_m");
         plan.insert(
             "entries".into(),
@@ -488,93 +494,93 @@ static MUTATORS: &[Mutator] = &[
         Ok(append(s, plan))
     }),
     // Not forkedFrom: the kit also reports a forkedFrom that is no object under ASR-407.
-    mutator!("ASR-400.a", "ASR-400", |s, u| {
+    mutator!(ASR_400_A, |s, u| {
         let facet = *u.choose(&["spawnedBy", "continues", "relatedUnknown"])?;
         Ok(declare(s, json!({ facet: "codex:parent" })))
     }),
-    mutator!("ASR-400.b", "ASR-400", |s, u| {
+    mutator!(ASR_400_B, |s, u| {
         let facet = *u.choose(&["spawnedBy", "relatedUnknown"])?;
         Ok(declare(s, json!({ facet: {"session": "codex:parent"} })))
     }),
-    mutator!("ASR-400.c", "ASR-400", |s, _| Ok(declare(
+    mutator!(ASR_400_C, |s, _| Ok(declare(
         s,
         json!({"executedBy": ["codex:worker"]})
     ))),
-    mutator!("ASR-400.d", "ASR-400", |s, _| Ok(declare(
+    mutator!(ASR_400_D, |s, _| Ok(declare(
         s,
         json!({"executedBy": [{"evidence": "native_field"}]})
     ))),
-    mutator!("ASR-400.e", "ASR-400", |s, _| Ok(declare(
+    mutator!(ASR_400_E, |s, _| Ok(declare(
         s,
         json!({"executedBy": [{"session": "codex:worker"}]})
     ))),
-    mutator!("ASR-400.f", "ASR-400", |s, u| {
+    mutator!(ASR_400_F, |s, u| {
         let session = *u.choose(&["no agent here", "codex:", "codex:a%zz"])?;
         Ok(declare(
             s,
             json!({"relatedUnknown": {"session": session, "evidence": "native_field"}}),
         ))
     }),
-    mutator!("ASR-400.g", "ASR-400", |s, _| Ok(declare(
+    mutator!(ASR_400_G, |s, _| Ok(declare(
         s,
         json!({"relatedUnknown": {"session": "codex:parent#r4", "evidence": "native_field"}})
     ))),
-    mutator!("ASR-402.a", "ASR-402", |s, u| {
+    mutator!(ASR_402_A, |s, u| {
         let facet = *u.choose(&["spawnedBy", "forkedFrom", "relatedUnknown"])?;
         Ok(declare(
             s,
             json!({"root": true, facet: {"session": "codex:parent", "evidence": "native_field"}}),
         ))
     }),
-    mutator!("ASR-402.b", "ASR-402", |s, u| {
+    mutator!(ASR_402_B, |s, u| {
         let mode = *u.choose(&["copied", "referenced", "rendered"])?;
         Ok(declare(
             s,
             json!({"root": true, "inherits": {"mode": mode, "from": "codex:parent", "evidence": "native_field"}}),
         ))
     }),
-    mutator!("ASR-404.a", "ASR-404", |s, u| {
+    mutator!(ASR_404_A, |s, u| {
         let evidence = *u.choose(&["guess", "NATIVE_FIELD", "inferred"])?;
         Ok(declare(
             s,
             json!({"relatedUnknown": {"session": "codex:parent", "evidence": evidence}}),
         ))
     }),
-    mutator!("ASR-407.a", "ASR-407", |s, _| Ok(declare(
+    mutator!(ASR_407_A, |s, _| Ok(declare(
         s,
         json!({"forkedFrom": {"session": "codex:parent", "evidence": "native_field", "record": "r3", "ordinal": 3}})
     ))),
-    mutator!("ASR-407.b", "ASR-407", |s, u| {
+    mutator!(ASR_407_B, |s, u| {
         let ordinal = u.choose(&[json!("3"), json!(2.5)])?.clone();
         Ok(declare(
             s,
             json!({"forkedFrom": {"session": "codex:parent", "evidence": "native_field", "ordinal": ordinal}}),
         ))
     }),
-    mutator!("ASR-408.a", "ASR-408", |s, _| Ok(declare(
+    mutator!(ASR_408_A, |s, _| Ok(declare(
         s,
         json!({"continues": {"session": "codex:before", "evidence": "native_field"}})
     ))),
-    mutator!("ASR-408.b", "ASR-408", |s, _| Ok(declare(
+    mutator!(ASR_408_B, |s, _| Ok(declare(
         s,
         json!({"continues": {"session": "codex:before", "evidence": "native_field", "reason": 7}})
     ))),
-    mutator!("ASR-409.a", "ASR-409", |s, _| Ok(declare(
+    mutator!(ASR_409_A, |s, _| Ok(declare(
         s,
         json!({"inherits": {"from": "codex:parent", "evidence": "native_field"}})
     ))),
-    mutator!("ASR-409.b", "ASR-409", |s, u| {
+    mutator!(ASR_409_B, |s, u| {
         let mode = *u.choose(&["copied", "referenced", "rendered"])?;
         Ok(declare(
             s,
             json!({"inherits": {"mode": mode, "evidence": "native_field"}}),
         ))
     }),
-    mutator!("ASR-409.c", "ASR-409", |s, _| Ok(declare(
+    mutator!(ASR_409_C, |s, _| Ok(declare(
         s,
         json!({"inherits": {"mode": "referenced", "from": "codex:parent", "throughId": "r2", "throughOrdinal": 2, "evidence": "native_field"}})
     ))),
-    mutator!("ASR-409.d", "ASR-409", |s, u| {
+    mutator!(ASR_409_D, |s, u| {
         let mode = *u.choose(&["referenced", "rendered", "none"])?;
         let mut inherits = json!({"mode": mode, "localThroughId": "h", "evidence": "native_field"});
         if mode != "none" {
@@ -582,33 +588,33 @@ static MUTATORS: &[Mutator] = &[
         }
         Ok(declare(s, json!({ "inherits": inherits })))
     }),
-    mutator!("ASR-409.e", "ASR-409", |s, _| Ok(declare(
+    mutator!(ASR_409_E, |s, _| Ok(declare(
         s,
         json!({"inherits": {"mode": "copied", "from": "codex:parent", "localThroughId": "no-such-record", "evidence": "native_field"}})
     ))),
-    mutator!("ASR-411.a", "ASR-411", |s, _| {
+    mutator!(ASR_411_A, |s, _| {
         let mut sub = new_record(s, "subagent");
         sub.insert("callId".into(), format!("call_m{}", s.records.len()).into());
         Ok(append(s, sub))
     }),
-    mutator!("ASR-411.b", "ASR-411", |s, u| {
+    mutator!(ASR_411_B, |s, u| {
         let child = *u.choose(&["no agent", "codex:", "codex:a%zz"])?;
         let mut sub = new_record(s, "subagent");
         sub.insert("childSession".into(), child.into());
         Ok(append(s, sub))
     }),
-    mutator!("ASR-411.c", "ASR-411", |s, _| {
+    mutator!(ASR_411_C, |s, _| {
         let mut sub = new_record(s, "subagent");
         sub.insert("childSession".into(), "codex:kid#r1".into());
         Ok(append(s, sub))
     }),
-    mutator!("ASR-413.a", "ASR-413", |s, u| edit_message(s, u, |m| {
+    mutator!(ASR_413_A, |s, u| edit_message(s, u, |m| {
         m.insert(
             "copiedFrom".into(),
             json!({"session": "codex:elsewhere", "record": "r1"}),
         );
     })),
-    mutator!("ASR-413.b", "ASR-413", |s, u| {
+    mutator!(ASR_413_B, |s, u| {
         let proof = *u.choose(&["trust_me", "native-id", ""])?;
         edit_message(s, u, |m| {
             m.insert(
@@ -617,10 +623,10 @@ static MUTATORS: &[Mutator] = &[
             );
         })
     }),
-    mutator!("ASR-413.c", "ASR-413", |s, u| edit_message(s, u, |m| {
+    mutator!(ASR_413_C, |s, u| edit_message(s, u, |m| {
         m.insert("copiedFrom".into(), json!({"proof": "native_id"}));
     })),
-    mutator!("ASR-413.d", "ASR-413", |s, _| {
+    mutator!(ASR_413_D, |s, _| {
         // A copy of a record that comes after it.
         let seq = next_seq(s);
         let mut copy = message_record(seq, &format!("copy{seq}"));
@@ -633,11 +639,11 @@ static MUTATORS: &[Mutator] = &[
         append(s, original);
         Ok(at)
     }),
-    mutator!("ASR-420.a", "ASR-420", |s, _| Ok(declare(
+    mutator!(ASR_420_A, |s, _| Ok(declare(
         s,
         json!({"executedBy": {"session": "codex:worker", "evidence": "native_field"}})
     ))),
-    mutator!("ASR-422.a", "ASR-422", |s, _| {
+    mutator!(ASR_422_A, |s, _| {
         let header = &mut s.records[0];
         header.insert("authority".into(), "mirror".into());
         let lineage = header
@@ -655,7 +661,7 @@ static MUTATORS: &[Mutator] = &[
         }
         Ok(0)
     }),
-    mutator!("ASR-424.a", "ASR-424", |s, _| {
+    mutator!(ASR_424_A, |s, _| {
         let n = s.records.len();
         let mut first = new_record(s, "subagent");
         first.insert("childSession".into(), format!("codex:kid-m{n}").into());
@@ -669,7 +675,7 @@ static MUTATORS: &[Mutator] = &[
         second.insert("status".into(), "completed".into());
         Ok(append(s, second))
     }),
-    mutator!("ASR-424.c", "ASR-424", |s, _| {
+    mutator!(ASR_424_C, |s, _| {
         let n = s.records.len();
         let mut first = new_record(s, "subagent");
         first.insert("childSession".into(), format!("codex:kid-c{n}").into());
@@ -689,7 +695,7 @@ static MUTATORS: &[Mutator] = &[
         }
         Ok(s.records.len() - 1)
     }),
-    mutator!("ASR-424.b", "ASR-424", |s, _| {
+    mutator!(ASR_424_B, |s, _| {
         let n = s.records.len();
         let mut first = new_record(s, "subagent");
         first.insert("childSession".into(), format!("codex:kid-a{n}").into());
@@ -882,15 +888,15 @@ mod tests {
                 let valid = stream(&mut u, &Config::default()).expect("a stream");
                 let mutation = mutator.apply(&valid, &mut u).expect("a mutation");
                 let report = check_bytes(&mutation.stream.to_bytes(), &CheckOptions::default());
-                let errors: BTreeSet<(String, usize)> = report
+                let errors: BTreeSet<(RuleId, usize)> = report
                     .diagnostics
                     .iter()
                     .filter(|d| d.severity == Severity::Error)
-                    .map(|d| (d.rule.clone(), d.line))
+                    .map(|d| (d.rule, d.line))
                     .collect();
-                let rules: BTreeSet<&str> = errors.iter().map(|(r, _)| r.as_str()).collect();
+                let rules: BTreeSet<RuleId> = errors.iter().map(|(r, _)| *r).collect();
                 if rules != BTreeSet::from([mutator.rule])
-                    || !errors.contains(&(mutator.rule.to_owned(), mutation.line))
+                    || !errors.contains(&(mutator.rule, mutation.line))
                 {
                     failures.push(format!(
                         "{} (seed {seed}): expected {} at line {}, found {errors:?}",

@@ -18,6 +18,7 @@ use crate::judge::members::Kinds;
 use crate::judge::{UNATTRIBUTED, diff_readings};
 use crate::protocol::{ReadingAnswer, StreamAnswer};
 use crate::reading::{ReadOutcome, read_bytes};
+use crate::rule::RuleId;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -29,7 +30,7 @@ pub enum Expected {
     /// Broken under `rule`: every validator must reject it, citing that rule.
     Broken {
         /// The rule broken.
-        rule: String,
+        rule: RuleId,
     },
 }
 
@@ -86,9 +87,7 @@ pub fn expected_of(stream: &[u8]) -> Expected {
         .find(|d| d.severity == Severity::Error)
     {
         None => Expected::Valid,
-        Some(d) => Expected::Broken {
-            rule: d.rule.clone(),
-        },
+        Some(d) => Expected::Broken { rule: d.rule },
     }
 }
 
@@ -117,7 +116,7 @@ pub fn fits_a_case(
         Some(d.rule.as_str()) == rule
             || (d.severity == Severity::Notice
                 && d.rule != crate::rule::ASR_412.as_str()
-                && notices.contains(&d.rule))
+                && notices.contains(d.rule.as_str()))
     };
     let outside = findings().any(|d| !allowed(&d));
     let broken =
@@ -131,7 +130,7 @@ pub fn notice_rules(streams: &[&[u8]]) -> std::collections::BTreeSet<String> {
         .iter()
         .flat_map(|r| r.diagnostics.iter())
         .filter(|d| d.severity == Severity::Notice)
-        .map(|d| d.rule.clone())
+        .map(|d| d.rule.as_str().to_owned())
         .collect()
 }
 
@@ -179,7 +178,7 @@ pub fn judge_validator(expected: &Expected, answer: &StreamAnswer) -> Option<Dis
             })
         }
         Expected::Broken { rule } => {
-            if !answer.valid && errors.iter().any(|d| d.rule == *rule) {
+            if !answer.valid && errors.iter().any(|d| d.rule == rule.as_str()) {
                 return None;
             }
             let detail = if answer.valid || errors.is_empty() {
@@ -193,7 +192,7 @@ pub fn judge_validator(expected: &Expected, answer: &StreamAnswer) -> Option<Dis
             };
             Some(Disagreement {
                 kind: Kind::Lenient,
-                rule: rule.clone(),
+                rule: rule.to_string(),
                 detail,
             })
         }
@@ -291,7 +290,7 @@ mod tests {
         );
         let valid = Expected::Valid;
         let broken = Expected::Broken {
-            rule: "ASR-212".into(),
+            rule: crate::rule::ASR_212,
         };
         assert_eq!(judge_validator(&valid, &accepted), None);
         assert_eq!(judge_validator(&valid, &warned), None);

@@ -17,6 +17,7 @@
 //! ```
 
 use crate::reading::Originality;
+use crate::rule;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
@@ -253,7 +254,7 @@ impl Kinds {
             && read.is_some()
             && self.last_wins.as_ref().and_then(|r| r.pointer(pointer)) == read
         {
-            return Some("ASR-X-009".into());
+            return Some(rule::ASR_X_009.into());
         }
         // A string that is no session reference names no session (ASR-X-012): listing it as
         // an unresolved session misreads its grammar, not which sessions the stream has.
@@ -272,7 +273,7 @@ impl Kinds {
                         .contains(s.split('#').next().unwrap_or(s))
                 })
             }) {
-                return Some("ASR-X-012".into());
+                return Some(rule::ASR_X_012.into());
             }
         }
         let spec = member_spec(&tokens)?;
@@ -352,25 +353,25 @@ impl Kinds {
         let tags = self.tags_of(id);
         let has = |t: &str| tags.iter().any(|x| x == t);
         if self.header_repeated && self.header.as_deref() == Some(id) {
-            return "ASR-X-009".into();
+            return rule::ASR_X_009.into();
         }
         if has("header") {
-            return "ASR-X-007".into();
+            return rule::ASR_X_007.into();
         }
         if tags.is_empty() {
-            return "ASR-X-009".into();
+            return rule::ASR_X_009.into();
         }
         if credited && has("copy") {
-            return "ASR-417".into();
+            return rule::ASR_417.into();
         }
         if credited {
-            return "ASR-416".into();
+            return rule::ASR_416.into();
         }
         self.rule(&crate::diagnostic::pointer_join(
             &crate::diagnostic::pointer_join("/records", id),
             "originality",
         ))
-        .unwrap_or_else(|| "ASR-416".into())
+        .unwrap_or_else(|| rule::ASR_416.into())
     }
 }
 

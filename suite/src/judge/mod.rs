@@ -16,6 +16,7 @@ use crate::conformance::{
 use crate::diagnostic::{MAX_PER_STREAM, Severity, push_token};
 use crate::json::same;
 use crate::protocol::{AnswerDiagnostic, ReadingAnswer, StreamAnswer};
+use crate::rule;
 use members::Kinds;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -838,7 +839,9 @@ fn judge_stream(
         for id in records.keys().filter(|id| !kinds.records.contains(*id)) {
             let pointer = crate::diagnostic::pointer_join("/records", id);
             mismatches.push(ReadingMismatch {
-                rule: kinds.rule(&pointer).unwrap_or_else(|| "ASR-X-009".into()),
+                rule: kinds
+                    .rule(&pointer)
+                    .unwrap_or_else(|| rule::ASR_X_009.into()),
                 pointer,
                 expected: Value::from("no such record"),
                 actual: Some(Value::from("a record")),
@@ -884,7 +887,7 @@ pub fn reader_rules(case: &Case) -> Vec<&str> {
         .filter(|r| catalog.binds(r, crate::protocol::ProtocolRole::Reader))
         .collect();
     if rules.is_empty() {
-        vec!["ASR-X-003"]
+        vec![rule::ASR_X_003.as_str()]
     } else {
         rules
     }

@@ -12,7 +12,7 @@ fn found(lines: &[&str], rules: &[&str]) -> Vec<(String, usize)> {
         .diagnostics
         .into_iter()
         .filter(|d| rules.contains(&d.rule.as_str()))
-        .map(|d| (d.rule, d.line))
+        .map(|d| (d.rule.to_string(), d.line))
         .collect()
 }
 
