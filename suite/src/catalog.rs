@@ -407,12 +407,34 @@ impl Level {
 }
 
 /// Whether an implementation playing `plays` is bound by a rule binding `roles`.
-pub fn role_bound(roles: &[Role], plays: crate::protocol::ProtocolRole) -> bool {
-    use crate::protocol::ProtocolRole;
+pub fn role_bound(roles: &[Role], plays: ProtocolRole) -> bool {
     match plays {
         ProtocolRole::Validator => roles.contains(&Role::Validator),
         ProtocolRole::Reader => roles.contains(&Role::Reader) || roles.contains(&Role::Consumer),
         ProtocolRole::Producer => roles.contains(&Role::Producer),
+    }
+}
+
+/// The roles an adapter can play.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProtocolRole {
+    /// Says whether streams are valid, with findings by rule.
+    Validator,
+    /// Reads streams and says how it understood them.
+    Reader,
+    /// Converts a native source into streams (protocol 1.1).
+    Producer,
+}
+
+impl ProtocolRole {
+    /// The lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProtocolRole::Validator => "validator",
+            ProtocolRole::Reader => "reader",
+            ProtocolRole::Producer => "producer",
+        }
     }
 }
 
@@ -591,7 +613,7 @@ impl Catalog {
 
     /// Whether the rule or inferred check `id` binds an implementation playing `plays`: a
     /// reader is bound by what binds readers and consumers.
-    pub fn binds(&self, id: &str, plays: crate::protocol::ProtocolRole) -> bool {
+    pub fn binds(&self, id: &str, plays: ProtocolRole) -> bool {
         role_bound(self.roles_of(id), plays)
     }
 

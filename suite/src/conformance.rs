@@ -5,157 +5,15 @@
 
 use crate::case::Case;
 use crate::catalog::{Catalog, Level, Role};
+pub use crate::judge::{
+    Attribution, Failure, MAX_PLACES, MAX_RULE_ID_CHARS, MAX_UNKNOWN_RULES, Outcome, Place,
+};
 use crate::protocol::{Implementation, ProtocolRole};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::time::SystemTime;
-
-/// The outcome of one case.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Outcome {
-    /// The answer is what the sidecar expects.
-    Pass,
-    /// The answer differs.
-    Fail,
-    /// The answer differs from the expectation only on decisions of the kit (where the spec
-    /// text in hand does not decide): not a failure; the decisions are named.
-    NonStrict,
-    /// Declined by the adapter, or not run by the kit.
-    Skipped,
-    /// The adapter answered `error`.
-    Error,
-    /// No answer in time.
-    Timeout,
-    /// The adapter process died.
-    Crash,
-    /// The answer broke the protocol.
-    ProtocolError,
-    /// The kit did not run the case: the run was interrupted, or the adapter was restarted
-    /// as often as allowed. It says nothing of the implementation.
-    NotRun,
-}
-
-impl Outcome {
-    /// Every outcome, in report order.
-    pub const ALL: [Outcome; 9] = [
-        Outcome::Pass,
-        Outcome::Fail,
-        Outcome::NonStrict,
-        Outcome::Skipped,
-        Outcome::Error,
-        Outcome::Timeout,
-        Outcome::Crash,
-        Outcome::ProtocolError,
-        Outcome::NotRun,
-    ];
-
-    /// The kebab-case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Pass => "pass",
-            Outcome::Fail => "fail",
-            Outcome::NonStrict => "non-strict",
-            Outcome::Skipped => "skipped",
-            Outcome::Error => "error",
-            Outcome::Timeout => "timeout",
-            Outcome::Crash => "crash",
-            Outcome::ProtocolError => "protocol-error",
-            Outcome::NotRun => "not-run",
-        }
-    }
-
-    /// Counts against the implementation (everything but pass, non-strict, skipped and not
-    /// run).
-    pub fn is_failure(self) -> bool {
-        !matches!(
-            self,
-            Outcome::Pass | Outcome::NonStrict | Outcome::Skipped | Outcome::NotRun
-        )
-    }
-}
-
-/// What a failure says of the implementation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Failure {
-    /// A validator missed a finding the stream calls for (or accepted a stream it must reject).
-    Lenient,
-    /// A validator reported an error the stream does not call for (or rejected a stream it
-    /// must accept).
-    OverStrict,
-    /// A reader read a member wrong.
-    Reading,
-    /// A reader refused a stream it must read, or read one it must refuse.
-    Refusal,
-    /// A producer wrote a stream that is not valid (the stream checker's finding).
-    Invalid,
-    /// A producer's output says something of its source it must not (a fidelity assertion
-    /// failed).
-    Fidelity,
-}
-
-impl Failure {
-    /// The kebab-case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Failure::Lenient => "lenient",
-            Failure::OverStrict => "over-strict",
-            Failure::Reading => "reading",
-            Failure::Refusal => "refusal",
-            Failure::Invalid => "invalid",
-            Failure::Fidelity => "fidelity",
-        }
-    }
-}
-
-/// One failure of a case, charged to the rule that failed.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct Attribution {
-    /// The rule (or inferred check) that failed; absent when no rule in hand decides what
-    /// was wrong (a reading listing a record the stream does not have).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rule: Option<String>,
-    /// How it failed.
-    pub kind: Failure,
-    /// The kit's decision the answer differs on, when that is all it differs on: non-strict.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub decision: Option<String>,
-    /// A lenient failure on a finding that is only a warning (a SHOULD broken): non-strict.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub warning: bool,
-}
-
-impl Attribution {
-    /// Whether it makes its rule non-conformant (not only non-strict).
-    pub fn is_hard(&self) -> bool {
-        self.decision.is_none() && !self.warning
-    }
-}
-
-/// Where in a case's streams a validator's answer went wrong: the line of a finding it
-/// missed, or of an error it reported that the stream does not call for.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct Place {
-    /// The rule of the finding.
-    pub rule: String,
-    /// Lenient (missed) or over-strict (not called for).
-    pub kind: Failure,
-    /// Its line, 1-based.
-    pub line: usize,
-    /// For a case of several streams: the stream's part name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub part: Option<String>,
-}
-
-/// The most places kept for one case: an answer of a million wrong findings must not make a
-/// report of a million places.
-pub const MAX_PLACES: usize = 100;
 
 /// The result of one case.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -310,28 +168,6 @@ pub(crate) fn is_zero(n: &u64) -> bool {
 /// the reports keep: an adapter's answer cannot make a report of gigabytes.
 pub const KEPT_BYTES: usize = 64 << 10;
 
-/// Keeps the first `kept` bytes of `text` (on a character boundary) and, after `before`,
-/// says how many were cut: `[N more bytes not kept]`. A text of many lines takes the mark on
-/// a line of its own (`"\n"`); a name or a link, on its one line after an ellipsis (`"…"`).
-pub fn cut_text(text: &mut String, kept: usize, before: &str) {
-    if text.len() <= kept {
-        return;
-    }
-    let mut end = kept;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let cut = text.len() - end;
-    text.truncate(end);
-    let _ = write!(text, "{before}[{cut} more bytes not kept]");
-}
-
-/// The most unknown rule ids kept for one case.
-pub const MAX_UNKNOWN_RULES: usize = 20;
-
-/// The most characters of one unknown rule id kept.
-pub const MAX_RULE_ID_CHARS: usize = 64;
-
 impl CaseResult {
     /// The result of a case with an outcome and nothing more said yet.
     pub fn new(
@@ -435,7 +271,7 @@ impl CaseResult {
 
 /// Keeps the first `kept` bytes of `text` (on a character boundary) and says what was cut.
 fn cap_start(text: &mut String, kept: usize) {
-    cut_text(text, kept, "\n");
+    crate::cut::cut_text(text, kept, "\n");
 }
 
 /// Keeps the last `kept` bytes of `text` (on a character boundary) and says what was cut.
@@ -529,7 +365,7 @@ pub struct RuleResult {
     /// charged to it and the cases found under it; the verdict above is over them
     /// ([`crate::fuzz::campaign`]), and the counts of cases above are of the found cases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fuzz: Option<crate::fuzz::campaign::RuleCampaign>,
+    pub fuzz: Option<RuleCampaign>,
 }
 
 /// One rule's results over the cases of one role.
@@ -653,7 +489,7 @@ pub struct RunReport {
     /// and the commands that repeat them; the cases are then the cases found, below
     /// `OUT/found/` ([`crate::fuzz::campaign`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub campaign: Option<crate::fuzz::campaign::CampaignResult>,
+    pub campaign: Option<CampaignResult>,
 }
 
 impl RunReport {
@@ -688,32 +524,6 @@ impl RunReport {
         Ok(report)
     }
 
-    /// Compares the cases with `expectations`, marks each case and states the outcome in
-    /// [`RunReport::expectations`].
-    pub fn compare_with(
-        &mut self,
-        expectations: &crate::expectations::Expectations,
-    ) -> crate::expectations::Comparison {
-        let name = self
-            .adapter
-            .implementation
-            .as_ref()
-            .map(|i| i.name.as_str());
-        let mut comparison = crate::expectations::compare_cases(expectations, name, &self.cases);
-        for (case, mark) in self.cases.iter_mut().zip(comparison.marks.drain(..)) {
-            case.expectation = mark;
-        }
-        self.expectations = Some(ExpectationsResult {
-            implementation: expectations.implementation.clone(),
-            digest: expectations.digest.clone(),
-            known_failures: 0,
-            regressions: 0,
-            unexpected_passes: 0,
-        });
-        self.count_marks();
-        comparison
-    }
-
     /// Recomputes totals and rule verdicts from the cases.
     pub fn summarize(&mut self, catalog: &Catalog) {
         self.cases
@@ -727,7 +537,7 @@ impl RunReport {
     }
 
     /// The expectations' counts, from the cases' marks (a merge's too).
-    fn count_marks(&mut self) {
+    pub(crate) fn count_marks(&mut self) {
         let Some(expectations) = &mut self.expectations else {
             return;
         };
@@ -964,6 +774,82 @@ pub fn rfc3339(secs: u64) -> String {
         .and_then(|secs| DateTime::from_timestamp(secs, 0))
         .unwrap_or_default()
         .to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+/// The campaign's part of its report ([`RunReport::campaign`]; written by [`crate::fuzz::campaign`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CampaignResult {
+    /// The role the implementation played.
+    pub role: ProtocolRole,
+    /// The seed: with an iteration's number, it decides the iteration's streams.
+    pub seed: u64,
+    /// The `--adapter` argument as given.
+    pub adapter: String,
+    /// Options that change what is generated or how it is asked (`--oneshot`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<String>,
+    /// The iterations recorded, as runs of consecutive numbers, in order.
+    pub ranges: Vec<IterationRange>,
+    /// Iterations recorded: `valid` + Σ of the rules' `broken`.
+    pub iterations: u64,
+    /// Of those: valid streams.
+    pub valid: u64,
+    /// Of those: a clause broken.
+    pub broken: u64,
+    /// Of those: skipped by the implementation.
+    pub skipped: u64,
+    /// Of those: with at least one disagreement.
+    pub disagreed: u64,
+    /// Disagreements by kind (`fault` included), over every rule and unattributed.
+    pub disagreements: BTreeMap<String, u64>,
+    /// Disagreements charged to no rule of the catalog, by kind.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub unattributed: BTreeMap<String, u64>,
+    /// The found cases charged to no rule of the catalog (names below `OUT/found/`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unattributed_found: Vec<String>,
+    /// The commands that repeat the campaign: one a range of iterations.
+    pub repeat: Vec<String>,
+}
+
+/// Iterations `first` to `last`, both included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct IterationRange {
+    /// The first.
+    pub first: u64,
+    /// The last.
+    pub last: u64,
+}
+
+/// One rule's part of a campaign ([`RuleResult::fuzz`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RuleCampaign {
+    /// Streams that exercised the rule and were answered: `broken + valid - skipped`.
+    pub exercised: u64,
+    /// Iterations with a clause of this rule broken (answered or skipped).
+    pub broken: u64,
+    /// Valid iterations whose streams hold the rule's members or records (answered or
+    /// skipped).
+    pub valid: u64,
+    /// Of `broken + valid`: skipped by the implementation.
+    pub skipped: u64,
+    /// The broken iterations by clause: they add up to `broken`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub clauses: BTreeMap<String, u64>,
+    /// Iterations with a disagreement charged to this rule, by kind ([`crate::fuzz::campaign::ChargeKind`]'s names).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub disagreements: BTreeMap<String, u64>,
+    /// Of `disagreements` (an iteration once a kind): those whose every charge of that kind
+    /// to this rule is non-strict ([`crate::fuzz::campaign::Charge::non_strict`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub non_strict: u64,
+    /// The found cases charged to this rule (names below `OUT/found/`, as the report's
+    /// cases are named).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub found: Vec<String>,
 }
 
 #[cfg(test)]

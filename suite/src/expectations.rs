@@ -1,7 +1,9 @@
 //! An implementation's known results (`asr-ctk run --expect`), and how a run compares with
 //! them: which failures are known, which are regressions, which known failures now pass.
 
-use crate::conformance::{CaseExpectation, CaseResult, ExpectationMark, Outcome};
+use crate::conformance::{
+    CaseExpectation, CaseResult, ExpectationMark, ExpectationsResult, Outcome, RunReport,
+};
 use crate::protocol::ProtocolRole;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
@@ -136,6 +138,31 @@ pub fn compare_cases(
         comparison.marks.push(marked);
     }
     comparison
+}
+
+impl RunReport {
+    /// Compares the cases with `expectations`, marks each case and states the outcome in
+    /// [`RunReport::expectations`].
+    pub fn compare_with(&mut self, expectations: &Expectations) -> Comparison {
+        let name = self
+            .adapter
+            .implementation
+            .as_ref()
+            .map(|i| i.name.as_str());
+        let mut comparison = compare_cases(expectations, name, &self.cases);
+        for (case, mark) in self.cases.iter_mut().zip(comparison.marks.drain(..)) {
+            case.expectation = mark;
+        }
+        self.expectations = Some(ExpectationsResult {
+            implementation: expectations.implementation.clone(),
+            digest: expectations.digest.clone(),
+            known_failures: 0,
+            regressions: 0,
+            unexpected_passes: 0,
+        });
+        self.count_marks();
+        comparison
+    }
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ pub mod check;
 mod compact;
 pub mod conformance;
 pub mod conserve;
+mod cut;
 pub mod diagnostic;
 pub mod embedded;
 pub mod expectations;

@@ -21,6 +21,7 @@
 //! kit → {"type":"stop"}
 //! ```
 
+pub use crate::catalog::ProtocolRole;
 use crate::diagnostic::Severity;
 use crate::reading::Reading;
 use base64::Engine as _;
@@ -107,29 +108,6 @@ pub struct StreamInput {
 /// The capability of an adapter that reads each stream from its `path`: the kit then sends no
 /// `data`, so a stream of gigabytes is never copied into a request.
 pub const STREAMS_BY_PATH: &str = "streams-by-path";
-
-/// The roles an adapter can play.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ProtocolRole {
-    /// Says whether streams are valid, with findings by rule.
-    Validator,
-    /// Reads streams and says how it understood them.
-    Reader,
-    /// Converts a native source into streams (protocol 1.1).
-    Producer,
-}
-
-impl ProtocolRole {
-    /// The lowercase name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProtocolRole::Validator => "validator",
-            ProtocolRole::Reader => "reader",
-            ProtocolRole::Producer => "producer",
-        }
-    }
-}
 
 /// A message from an adapter to the kit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -266,7 +244,7 @@ impl Reply {
     /// same, bounded, text.
     #[must_use]
     pub fn bounded(mut self) -> Self {
-        let cut = |text: &mut String, kept| crate::conformance::cut_text(text, kept, "…");
+        let cut = |text: &mut String, kept| crate::cut::cut_text(text, kept, "…");
         match &mut self {
             Reply::Started { implementation, .. } => {
                 cut(&mut implementation.name, MAX_IDENTITY_BYTES);

@@ -164,7 +164,7 @@ fn failed_wherever_it_shows(
             .iter()
             .map(|(n, b)| (n.as_str(), b.as_slice()))
             .collect();
-        let failures = fixture.judge(&source, &view);
+        let failures = asr_suite::judge::judge_output(fixture, &source, &view);
         let under_its_rule: Vec<_> = failures
             .iter()
             .filter(|f| wrong.rules.contains(&f.rule.as_str()))
@@ -235,7 +235,7 @@ fn self_test(fixture: &SourceFixture) -> Result<(), Failed> {
         found.push(format!("{rule} is in no catalog"));
     }
     found.extend(unguarded(fixture));
-    found.extend(fixture.misjudged()?);
+    found.extend(asr_suite::judge::misjudged(fixture)?);
     let source = fixture.source()?;
     let expected = fixture.expected()?;
     if expected.is_empty() {
@@ -246,8 +246,7 @@ fn self_test(fixture: &SourceFixture) -> Result<(), Failed> {
         .map(|(n, b)| (n.as_str(), b.as_slice()))
         .collect();
     found.extend(
-        fixture
-            .judge(&source, &output)
+        asr_suite::judge::judge_output(fixture, &source, &output)
             .into_iter()
             .map(|f| format!("the golden fails: {}: {}", f.rule, f.message)),
     );
@@ -389,7 +388,7 @@ fn mistakes_are_checked() -> Result<(), Failed> {
         ..real.clone()
     };
     fixture.sidecar.mistakes = vec![real, harmless, elsewhere, absent];
-    let found = fixture.misjudged()?;
+    let found = asr_suite::judge::misjudged(&fixture)?;
     fixture.sidecar.mistakes.retain(|m| m.rule == "ASR-211");
     let unguarded = unguarded(&fixture);
     if found.len() == 3

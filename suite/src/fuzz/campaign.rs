@@ -73,9 +73,9 @@ use crate::conformance::{
     AdapterInfo, Attribution, CaseResult, CorpusInfo, CorpusOrigin, Failure, Outcome, RuleVerdict,
     RunReport,
 };
+pub use crate::conformance::{CampaignResult, IterationRange, RuleCampaign};
 use crate::fuzz::generator::Stream;
 use crate::protocol::ProtocolRole;
-use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -228,82 +228,6 @@ impl fmt::Display for MergeError {
 }
 
 impl std::error::Error for MergeError {}
-
-/// The campaign's part of its report ([`RunReport::campaign`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct CampaignResult {
-    /// The role the implementation played.
-    pub role: ProtocolRole,
-    /// The seed: with an iteration's number, it decides the iteration's streams.
-    pub seed: u64,
-    /// The `--adapter` argument as given.
-    pub adapter: String,
-    /// Options that change what is generated or how it is asked (`--oneshot`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub options: Vec<String>,
-    /// The iterations recorded, as runs of consecutive numbers, in order.
-    pub ranges: Vec<IterationRange>,
-    /// Iterations recorded: `valid` + Σ of the rules' `broken`.
-    pub iterations: u64,
-    /// Of those: valid streams.
-    pub valid: u64,
-    /// Of those: a clause broken.
-    pub broken: u64,
-    /// Of those: skipped by the implementation.
-    pub skipped: u64,
-    /// Of those: with at least one disagreement.
-    pub disagreed: u64,
-    /// Disagreements by kind (`fault` included), over every rule and unattributed.
-    pub disagreements: BTreeMap<String, u64>,
-    /// Disagreements charged to no rule of the catalog, by kind.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub unattributed: BTreeMap<String, u64>,
-    /// The found cases charged to no rule of the catalog (names below `OUT/found/`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unattributed_found: Vec<String>,
-    /// The commands that repeat the campaign: one a range of iterations.
-    pub repeat: Vec<String>,
-}
-
-/// Iterations `first` to `last`, both included.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct IterationRange {
-    /// The first.
-    pub first: u64,
-    /// The last.
-    pub last: u64,
-}
-
-/// One rule's part of a campaign ([`crate::conformance::RuleResult::fuzz`]).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct RuleCampaign {
-    /// Streams that exercised the rule and were answered: `broken + valid - skipped`.
-    pub exercised: u64,
-    /// Iterations with a clause of this rule broken (answered or skipped).
-    pub broken: u64,
-    /// Valid iterations whose streams hold the rule's members or records (answered or
-    /// skipped).
-    pub valid: u64,
-    /// Of `broken + valid`: skipped by the implementation.
-    pub skipped: u64,
-    /// The broken iterations by clause: they add up to `broken`.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub clauses: BTreeMap<String, u64>,
-    /// Iterations with a disagreement charged to this rule, by kind ([`ChargeKind`]'s names).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub disagreements: BTreeMap<String, u64>,
-    /// Of `disagreements` (an iteration once a kind): those whose every charge of that kind
-    /// to this rule is non-strict ([`Charge::non_strict`]).
-    #[serde(default, skip_serializing_if = "crate::conformance::is_zero")]
-    pub non_strict: u64,
-    /// The found cases charged to this rule (names below `OUT/found/`, as the report's
-    /// cases are named).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub found: Vec<String>,
-}
 
 /// The accounting of one campaign, or of the parts of one joined. Iterations may be recorded
 /// in any order (jobs take them as they come).

@@ -4,15 +4,19 @@
 //! rule cited, a wrong member of a reading to the rule that member comes from).
 
 pub mod members;
+mod outcome;
 mod producer;
 
-pub use producer::{judge_conversion, judge_producer};
+pub use outcome::{
+    Attribution, Failure, MAX_PLACES, MAX_RULE_ID_CHARS, MAX_UNKNOWN_RULES, Outcome, Place,
+};
+pub use producer::{
+    OutputFailure, judge_conversion, judge_output, judge_producer, misjudged, property_failures,
+    stream_failures,
+};
 
 use crate::case::{Case, ReaderExpect, Verdict, Violation};
 use crate::catalog::Catalog;
-use crate::conformance::{
-    Attribution, Failure, MAX_PLACES, MAX_RULE_ID_CHARS, MAX_UNKNOWN_RULES, Outcome, Place,
-};
 use crate::diagnostic::{MAX_PER_STREAM, Severity, push_token};
 use crate::json::same;
 use crate::protocol::{AnswerDiagnostic, ReadingAnswer, StreamAnswer};
