@@ -322,16 +322,20 @@ mod tests {
         assert!(schema("no/such.json").is_none());
     }
 
-    /// A fresh base directory of this user's for one test.
-    fn base(test: &str) -> PathBuf {
-        let base = std::env::temp_dir().join(format!("asr-ctk-{test}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&base);
-        base
+    /// A fresh base directory of this user's for one test, not yet made, in a scratch
+    /// directory that is removed when dropped, also when the test fails.
+    fn base(test: &str) -> (tempfile::TempDir, PathBuf) {
+        let scratch = tempfile::Builder::new()
+            .prefix(&format!("asr-ctk-{test}-"))
+            .tempdir()
+            .expect("a scratch directory");
+        let base = scratch.path().join("base");
+        (scratch, base)
     }
 
     #[test]
     fn the_corpus_unpacks_once_and_loads() {
-        let base = base("unpack");
+        let (_scratch, base) = base("unpack");
         let unpacked = unpack_corpus(&base).expect("unpacks");
         assert_eq!(unpacked.replaced, None);
         let dir = unpacked.dir;
@@ -362,14 +366,13 @@ mod tests {
             is_kits_corpus(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases")),
             "the checkout's corpus is the one compiled in"
         );
-        std::fs::remove_dir_all(&base).expect("cleaned up");
     }
 
     /// Each way of poisoning an unpacked corpus, with its marker kept: the next use unpacks
     /// it again, and says why.
     #[test]
     fn a_poisoned_cache_is_unpacked_again() {
-        let base = base("poison");
+        let (_scratch, base) = base("poison");
         let dir = unpack_corpus(&base).expect("unpacks").dir;
         let negative = CORPUS
             .iter()
@@ -408,13 +411,12 @@ mod tests {
         }
         let leftovers = std::fs::read_dir(&base).expect("base").count();
         assert_eq!(leftovers, 1, "no stale or staging directory is left");
-        std::fs::remove_dir_all(&base).expect("cleaned up");
     }
 
     #[test]
     fn a_cache_others_can_write_or_own_is_never_used() {
         use std::os::unix::fs::PermissionsExt;
-        let base = base("shared");
+        let (_scratch, base) = base("shared");
         std::fs::create_dir_all(&base).expect("mkdir");
         std::fs::set_permissions(&base, std::fs::Permissions::from_mode(0o777)).expect("chmod");
         let refused = unpack_corpus(&base).expect_err("a world-writable cache");
@@ -438,6 +440,5 @@ mod tests {
                 "{refused}"
             );
         }
-        std::fs::remove_dir_all(&base).expect("cleaned up");
     }
 }

@@ -52,9 +52,11 @@ mod tests {
 
     #[test]
     fn nothing_is_written_through_a_planted_link() {
-        let dir = std::env::temp_dir().join(format!("asr-ctk-files-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("mkdir");
+        let scratch = tempfile::Builder::new()
+            .prefix("asr-ctk-files-")
+            .tempdir()
+            .expect("mkdir");
+        let dir = scratch.path().to_path_buf();
         let victim = dir.join("victim");
         std::fs::write(&victim, "keep").expect("write");
         let planted = dir.join("report.json");
@@ -78,6 +80,5 @@ mod tests {
         );
         let names: Vec<_> = std::fs::read_dir(&dir).expect("list").flatten().collect();
         assert_eq!(names.len(), 3, "no temporary file is left");
-        std::fs::remove_dir_all(&dir).expect("cleaned up");
     }
 }

@@ -1314,14 +1314,19 @@ mod tests {
         streamed
     }
 
-    fn temp_dir(test: &str) -> PathBuf {
-        std::env::temp_dir().join(format!("asr-ctk-lint-{test}-{}", std::process::id()))
+    /// A scratch directory of one test, removed when dropped, also when the test fails.
+    fn temp_dir(test: &str) -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix(&format!("asr-ctk-lint-{test}-"))
+            .tempdir()
+            .expect("temp dir")
     }
 
     #[test]
     fn an_open_value_set_without_an_unlisted_value_is_reported() {
         let catalog = Catalog::embedded();
-        let dir = temp_dir("sets");
+        let scratch = temp_dir("sets");
+        let dir = scratch.path().to_path_buf();
         let header = json!({"type": "session", "seq": 0, "id": "h"});
         let message = |role: &str, status: &str| {
             json!({"type": "message", "seq": 1, "id": "r1", "messageId": "m1", "role": role,
@@ -1343,7 +1348,6 @@ mod tests {
             ),
         ];
         let problems = open_value_sets(catalog, &cases);
-        std::fs::remove_dir_all(&dir).ok();
         assert!(
             problems.iter().any(|p| p.starts_with("message.role:")),
             "{problems:?}"
@@ -1371,7 +1375,8 @@ mod tests {
 
     #[test]
     fn an_optional_member_whose_case_has_it_is_reported() {
-        let dir = temp_dir("optional");
+        let scratch = temp_dir("optional");
+        let dir = scratch.path().to_path_buf();
         let header = json!({"type": "session", "seq": 0, "id": "h"});
         let cases = [
             streamed(
@@ -1427,7 +1432,6 @@ mod tests {
             optional("message.phase", &[], &[]),
         ];
         let problems = optional_members(&wrong, &cases);
-        std::fs::remove_dir_all(&dir).ok();
         assert_eq!(
             problems,
             [
@@ -1546,8 +1550,8 @@ mod tests {
 
     #[test]
     fn a_spec_example_without_its_case_is_found() {
-        let dir = std::env::temp_dir().join(format!("asr-ctk-lint-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
+        let scratch = temp_dir("examples");
+        let dir = scratch.path().to_path_buf();
         let stream = dir.join("y_ex.jsonl");
         std::fs::write(
             &stream,
@@ -1568,7 +1572,6 @@ mod tests {
             problems,
             ["s.txt:7: the example has no case with a spec-example provenance naming it"]
         );
-        std::fs::remove_dir_all(&dir).ok();
     }
 }
 
@@ -1595,11 +1598,13 @@ mod shared_line_tests {
     }
 
     /// The two fixtures of the subagent file, copied into a corpus of their own under a
-    /// temporary directory (its path returned).
-    fn copied(test: &str) -> PathBuf {
-        let root =
-            std::env::temp_dir().join(format!("asr-ctk-lint-shared-{test}-{}", std::process::id()));
-        std::fs::remove_dir_all(&root).ok();
+    /// temporary directory, removed when dropped.
+    fn copied(test: &str) -> tempfile::TempDir {
+        let scratch = tempfile::Builder::new()
+            .prefix(&format!("asr-ctk-lint-shared-{test}-"))
+            .tempdir()
+            .expect("temp dir");
+        let root = scratch.path();
         for name in [DANGLING, HOOKS] {
             let from = corpus().join(name);
             let to = root.join(name);
@@ -1613,7 +1618,7 @@ mod shared_line_tests {
             }
             std::fs::copy(from.join("fixture.json"), to.join("fixture.json")).expect("copy");
         }
-        root
+        scratch
     }
 
     fn edit_text(path: &Path, from: &str, to: &str) {
@@ -1624,7 +1629,8 @@ mod shared_line_tests {
 
     #[test]
     fn the_lineage_contradiction_of_the_subagent_file_is_caught() {
-        let root = copied("lineage");
+        let scratch = copied("lineage");
+        let root = scratch.path().to_path_buf();
         // The two fixtures as they were: one demanded relatedUnknown of the file, the other's
         // golden had no lineage.
         let sidecar = root.join(DANGLING).join("fixture.json");
@@ -1649,7 +1655,6 @@ mod shared_line_tests {
         );
         let fixtures = load_fixtures(&root).expect("the fixtures load");
         let problems = shared_source_lines(&fixtures);
-        std::fs::remove_dir_all(&root).ok();
         assert_eq!(problems.len(), 1, "{problems:#?}");
         let problem = &problems[0];
         for part in [
@@ -1665,7 +1670,8 @@ mod shared_line_tests {
 
     #[test]
     fn a_record_named_by_its_native_id_in_the_shared_lines_is_compared() {
-        let root = copied("ids");
+        let scratch = copied("ids");
+        let root = scratch.path().to_path_buf();
         // The hook-context fixture says its first reminder is no person's words; the other
         // golden now says it is.
         edit_text(
@@ -1675,7 +1681,6 @@ mod shared_line_tests {
         );
         let fixtures = load_fixtures(&root).expect("the fixtures load");
         let problems = shared_source_lines(&fixtures);
-        std::fs::remove_dir_all(&root).ok();
         assert_eq!(problems.len(), 1, "{problems:#?}");
         assert!(
             problems[0].contains(&format!("assertion 1 of {HOOKS} (ASR-203: isMeta:true"))

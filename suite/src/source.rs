@@ -283,7 +283,11 @@ mod tests {
         }))
         .expect("a fuzzed sidecar");
         assert!(sidecar.provenance.is_fuzzed());
-        let dir = std::env::temp_dir().join(format!("asr-source-fuzzed-{}", std::process::id()));
+        let scratch = tempfile::Builder::new()
+            .prefix("asr-source-fuzzed-")
+            .tempdir()
+            .expect("a directory");
+        let dir = scratch.path().to_path_buf();
         std::fs::create_dir_all(dir.join("source")).expect("a directory");
         std::fs::write(dir.join("source/session.json"), b"{}").expect("write");
         let mut fixture = SourceFixture {
@@ -301,6 +305,5 @@ mod tests {
         // A fixture of another kind without expected/ fails to load its golden.
         fixture.sidecar.provenance = FixtureProvenance::HandWritten { note: "n".into() };
         assert!(fixture.expected().is_err());
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

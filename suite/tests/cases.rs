@@ -11,21 +11,17 @@ use asr_suite::catalog::Catalog;
 use asr_suite::lint;
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn corpus_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases")
-}
+// `pub`: this binary uses part of the helpers, and what it leaves unused is no dead code.
+#[path = "it/helpers.rs"]
+pub mod helpers;
 
 fn main() {
-    // `--bless` is ours, not libtest's: take it out before libtest reads the rest.
-    let (bless, libtest): (Vec<String>, Vec<String>) =
-        std::env::args().partition(|a| a == "--bless");
-    if !bless.is_empty() {
-        BLESS_FLAG.store(true, std::sync::atomic::Ordering::Relaxed);
-    }
-    let args = Arguments::from_iter(libtest);
-    let root = corpus_root();
+    // `--bless` is ours, not libtest's (`helpers::bless_requested` reads it): take it out
+    // before libtest reads the rest.
+    let args = Arguments::from_iter(std::env::args().filter(|a| a != "--bless"));
+    let root = helpers::corpus();
     let cases = match load_corpus(&root) {
         Ok(cases) => cases,
         Err(error) => {
@@ -46,20 +42,6 @@ fn main() {
     libtest_mimic::run(&args, trials).exit();
 }
 
-static BLESS_FLAG: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-fn bless_requested() -> Result<bool, Failed> {
-    let bless = BLESS_FLAG.load(std::sync::atomic::Ordering::Relaxed)
-        || std::env::var_os("BLESS").is_some_and(|v| v != "0" && !v.is_empty());
-    if bless && std::env::var_os("CI").is_some() {
-        return Err(
-            "BLESS is set under CI: expectations are rewritten only on a developer's request"
-                .into(),
-        );
-    }
-    Ok(bless)
-}
-
 fn run_case(case: &Case) -> Result<(), Failed> {
     let mut problems = Vec::new();
     if let Some(problem) = validator_case(case)? {
@@ -73,13 +55,6 @@ fn run_case(case: &Case) -> Result<(), Failed> {
     } else {
         Err(problems.join("\n\n").into())
     }
-}
-
-fn bless_hint(case: &Case) -> String {
-    format!(
-        "If the kit is right, accept its output with:\n  BLESS=1 cargo test -p asr-suite --test cases -- --exact {}",
-        case.name
-    )
 }
 
 fn write_sidecar(case: &Case, sidecar: &asr_suite::case::Sidecar) -> Result<(), Failed> {
@@ -99,7 +74,7 @@ fn validator_case(case: &Case) -> Result<Option<String>, Failed> {
     if valid == expect.valid && actual == expected {
         return Ok(None);
     }
-    if bless_requested()? {
+    if helpers::bless_requested()? {
         let mut sidecar = case.sidecar.clone();
         let validator = sidecar
             .expect
@@ -128,7 +103,7 @@ fn validator_case(case: &Case) -> Result<Option<String>, Failed> {
         "{} ({}): the reference validator disagrees with the sidecar\n{diff}\n{}",
         case.name,
         case.sidecar_path.display(),
-        bless_hint(case)
+        helpers::bless_hint("cases", &case.name)
     )))
 }
 
@@ -180,7 +155,7 @@ fn reader_case(case: &Case) -> Result<Option<String>, Failed> {
         expect.valid = outcome.accepted;
         expect.reading = projected;
     }
-    if bless_requested()? {
+    if helpers::bless_requested()? {
         write_sidecar(case, &sidecar)?;
         return Ok(None);
     }
@@ -191,7 +166,7 @@ fn reader_case(case: &Case) -> Result<Option<String>, Failed> {
         case.name,
         case.sidecar_path.display(),
         list.join("\n"),
-        bless_hint(case)
+        helpers::bless_hint("cases", &case.name)
     )))
 }
 

@@ -9,8 +9,10 @@ use asr_suite::source::{FixtureProvenance, Mistake, SourceFixture, load_fixtures
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 
+// `pub`: this binary uses part of the helpers, and what it leaves unused is no dead code.
+#[path = "it/helpers.rs"]
+pub mod helpers;
 mod wrong_producers;
 
 /// The rules that bind producers to the source and have no fixture assertion yet. The lint
@@ -21,13 +23,9 @@ const SOURCE_RULES_WAITING: &[&str] = &[];
 /// fails when one of them gets a fixture, so the list only shrinks.
 const REAL_SESSIONS_WAITING: &[&str] = &[];
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/sources")
-}
-
 fn main() {
     let args = Arguments::from_args();
-    let fixtures = load_fixtures(&root()).expect("the fixtures load");
+    let fixtures = load_fixtures(&helpers::sources()).expect("the fixtures load");
     let mut trials: Vec<Trial> = fixtures
         .iter()
         .map(|fixture| {
@@ -259,7 +257,7 @@ fn self_test(fixture: &SourceFixture) -> Result<(), Failed> {
 
 /// The files of the real sessions' table in cases/sources/PROVENANCE.md.
 fn real_sessions() -> Result<Vec<String>, Failed> {
-    let text = std::fs::read_to_string(root().join("PROVENANCE.md"))?;
+    let text = std::fs::read_to_string(helpers::sources().join("PROVENANCE.md"))?;
     let files: Vec<String> = text
         .lines()
         .filter(|l| l.starts_with("| "))
@@ -369,7 +367,7 @@ fn source_coverage(fixtures: &[SourceFixture], catalog: &Catalog, waiting: &[&st
 /// The self-test's check of mistakes fails a mistake that changes nothing, one failed under
 /// another rule, and one whose text the golden lacks.
 fn mistakes_are_checked() -> Result<(), Failed> {
-    let fixtures = load_fixtures(&root())?;
+    let fixtures = load_fixtures(&helpers::sources())?;
     let mut fixture = fixtures
         .into_iter()
         .find(|f| f.name == "codex-rollout/crud_reasoning_01")

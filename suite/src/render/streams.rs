@@ -80,7 +80,11 @@ mod tests {
 
     #[test]
     fn only_failing_cases_streams_within_the_corpus_are_read_and_cut() {
-        let dir = std::env::temp_dir().join(format!("asr-streams-{}", std::process::id()));
+        let scratch = tempfile::Builder::new()
+            .prefix("asr-streams-")
+            .tempdir()
+            .expect("mkdir");
+        let dir = scratch.path().to_path_buf();
         let corpus = dir.join("corpus");
         std::fs::create_dir_all(corpus.join("messages")).expect("mkdir");
         std::fs::write(
@@ -109,7 +113,6 @@ mod tests {
         })
         .collect();
         let texts = failing_streams(&report(), &corpus, &files);
-        std::fs::remove_dir_all(&dir).expect("clean up");
         assert_eq!(
             texts.keys().collect::<Vec<_>>(),
             ["messages/ASR-231/n_bad_role"]

@@ -3,8 +3,8 @@
 
 #[test]
 fn the_reference_page_shows_the_library_example_as_it_is() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("../docs/reference.md")).expect("the page");
+    let root = crate::helpers::root();
+    let readme = std::fs::read_to_string(root.join("docs/reference.md")).expect("the page");
     let section = readme
         .split("## The library, for Rust implementers")
         .nth(1)
@@ -14,7 +14,7 @@ fn the_reference_page_shows_the_library_example_as_it_is() {
         .nth(1)
         .and_then(|rest| rest.split("```").next())
         .expect("a rust block");
-    let example = std::fs::read_to_string(root.join("examples/library.rs")).expect("example");
+    let example = std::fs::read_to_string(root.join("suite/examples/library.rs")).expect("example");
     let code: Vec<&str> = example.lines().map(str::trim).collect();
     let mut shown = 0;
     for line in block.lines().map(str::trim).filter(|l| !l.is_empty()) {

@@ -30,10 +30,7 @@ fn written(bytes: &[u8], pretty: bool, depth: usize, max_line: usize) -> (bool, 
 #[test]
 fn the_two_passes_write_what_one_pass_reads_on_every_stream_of_the_corpus() {
     let mut files = Vec::new();
-    streams(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases"),
-        &mut files,
-    );
+    streams(&crate::helpers::corpus(), &mut files);
     assert!(files.len() > 300, "{} streams", files.len());
     for file in files {
         let bytes = std::fs::read(&file).expect("stream");

@@ -105,8 +105,7 @@ fn a_reader_that_fails_midway_is_an_error_on_any_number_of_threads() {
 /// threads pass on of a record is shown to be all the checks across records read.
 #[test]
 fn the_corpus_run_together_reports_the_same_on_any_number_of_threads() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
-    let cases = asr_suite::case::load_corpus(&root).expect("the corpus");
+    let cases = crate::helpers::cases();
     let mut stream = Vec::new();
     for _ in 0..4 {
         for case in &cases {

@@ -5,8 +5,8 @@ use asr_suite::catalog::{Catalog, CheckKind};
 use asr_suite::spec::{self, SpecText};
 use std::collections::BTreeSet;
 
-const MESSAGES: &str = include_str!("../../cases/spec/asr-messages.txt");
-const LINEAGE: &str = include_str!("../../cases/spec/asr-lineage.txt");
+const MESSAGES: &str = include_str!("../../../cases/spec/asr-messages.txt");
+const LINEAGE: &str = include_str!("../../../cases/spec/asr-lineage.txt");
 
 fn spec_in_hand() -> SpecText {
     spec::parse([MESSAGES, LINEAGE])

@@ -2,12 +2,9 @@
 //! every `x-asr-rule` of its schemas is one the catalog knows, so that a rule cannot be
 //! checked, reported or mapped under an id the catalog does not have.
 
+use crate::helpers::root;
 use asr_suite::catalog::Catalog;
 use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// Every `"ASR-..."` string literal in `text`.
 fn literals(text: &str) -> Vec<String> {

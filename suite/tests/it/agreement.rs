@@ -3,11 +3,10 @@
 //! line is the header, which lines are records (with their ids and seqs), what each
 //! record's references name, and which other sessions the stream names.
 
-use asr_suite::case::load_corpus;
+use crate::helpers;
 use asr_suite::generate::{Shape, realistic_stream};
 use asr_suite::model::Outline;
 use asr_suite::{check, reading};
-use std::path::Path;
 
 /// Where the two outlines of one stream differ, in words (empty when they agree).
 fn disagreements(bytes: &[u8]) -> Vec<String> {
@@ -44,8 +43,7 @@ fn disagreements(bytes: &[u8]) -> Vec<String> {
 
 #[test]
 fn the_checker_and_the_reader_agree_on_every_stream_of_the_corpus() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
-    let cases = load_corpus(&root).expect("the corpus loads");
+    let cases = helpers::cases();
     let mut streams = 0;
     let mut with_references = 0;
     let mut failures = Vec::new();

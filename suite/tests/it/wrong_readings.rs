@@ -9,10 +9,10 @@
 //! on; with none it reads every stream of the corpus as the reference reader does, so that
 //! a wrong reading differs from the right one by its misreading alone.
 
-#[path = "wrong_readings/reader.rs"]
 mod reader;
 
-use asr_suite::case::{Case, load_corpus};
+use crate::helpers;
+use asr_suite::case::Case;
 use asr_suite::judge::members::Kinds;
 use asr_suite::judge::{compare_readings, judge_reader};
 use asr_suite::protocol::StreamAnswer;
@@ -21,7 +21,6 @@ use reader::Knob;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::Path;
 
 /// A wrong answer: the reading from the stream's records and the right reading.
 type Misread = fn(&[Value], &Value) -> Value;
@@ -239,10 +238,6 @@ struct ReaderCase {
     right: Value,
 }
 
-fn corpus() -> Vec<Case> {
-    load_corpus(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases")).expect("the corpus loads")
-}
-
 /// The lines of a stream that are JSON, as values (a byte order mark and CR read past).
 fn lines_of(bytes: &[u8]) -> Vec<Value> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
@@ -369,7 +364,7 @@ fn accepted_streams(cases: &[Case]) -> Vec<(String, Vec<Value>, Value)> {
 
 #[test]
 fn every_reader_case_is_read_as_its_sidecar_says() {
-    let (cases, disagreed) = reader_cases(&corpus());
+    let (cases, disagreed) = reader_cases(&helpers::cases());
     assert!(cases.len() >= 30, "{} reader cases", cases.len());
     assert!(
         disagreed.is_empty(),
@@ -379,7 +374,7 @@ fn every_reader_case_is_read_as_its_sidecar_says() {
 
 #[test]
 fn the_second_reader_reads_every_valid_stream_as_the_reference_does() {
-    let streams = accepted_streams(&corpus());
+    let streams = accepted_streams(&helpers::cases());
     assert!(streams.len() > 100, "{} streams", streams.len());
     let mut differ = Vec::new();
     for (name, lines, right) in &streams {
@@ -408,7 +403,7 @@ fn unchanged<'a>(streams: &[(String, Vec<Value>, Value)], wrongs: &'a [Wrong]) -
 
 #[test]
 fn every_wrong_reading_changes_the_reading_of_some_stream() {
-    let corpus = corpus();
+    let corpus = helpers::cases();
     let mut streams = accepted_streams(&corpus);
     // A stream every reader must read, invalid or not: a misreading of what only a broken
     // stream holds (a numeric id, a null facet) changes no valid stream.
@@ -424,7 +419,7 @@ fn every_wrong_reading_changes_the_reading_of_some_stream() {
 
 #[test]
 fn every_wrong_reading_is_caught_by_two_reader_cases() {
-    let (cases, _) = reader_cases(&corpus());
+    let (cases, _) = reader_cases(&helpers::cases());
     let wrongs = wrong_readings();
     assert!(wrongs.len() >= 40, "{} wrong readings", wrongs.len());
     let matrix = matrix(&cases, &wrongs);
@@ -457,7 +452,7 @@ fn the_matrix_reports_a_wrong_reading_no_case_catches() {
     fn the_right_reading(_lines: &[Value], right: &Value) -> Value {
         right.clone()
     }
-    let (cases, _) = reader_cases(&corpus());
+    let (cases, _) = reader_cases(&helpers::cases());
     let controls = [
         Wrong {
             name: "lists_an_extra_record",
@@ -483,7 +478,7 @@ fn the_matrix_reports_a_wrong_reading_no_case_catches() {
         weak(&matrix),
         [("lists_an_extra_record", 0), ("the_right_reading", 0)]
     );
-    let streams = accepted_streams(&corpus());
+    let streams = accepted_streams(&helpers::cases());
     assert_eq!(unchanged(&streams, &controls), ["the_right_reading"]);
 }
 
@@ -526,7 +521,7 @@ fn charges(cases: &[Case], wrong: &Wrong) -> BTreeMap<String, usize> {
 
 #[test]
 fn every_wrong_reading_is_charged_to_the_rule_it_breaks() {
-    let corpus = corpus();
+    let corpus = helpers::cases();
     let catalog = asr_suite::catalog::Catalog::embedded();
     let mut wrong_rule = Vec::new();
     let mut table = String::new();
@@ -595,7 +590,7 @@ fn every_member_of_every_reading_comes_from_a_rule_that_binds_readers() {
     let reader = asr_suite::protocol::ProtocolRole::Reader;
     let mut loose = Vec::new();
     let mut checked = 0;
-    for case in corpus().iter().filter(|c| c.sidecar.expect.reads()) {
+    for case in helpers::cases().iter().filter(|c| c.sidecar.expect.reads()) {
         for (_, path) in &case.streams {
             let bytes = std::fs::read(path).expect("a stream");
             let kinds = Kinds::of_stream(&bytes);

@@ -10,8 +10,8 @@ fn schema(name: &str) -> Value {
 
 /// Every JSON value in the ```json blocks of PROTOCOL.md (a block may hold several).
 fn examples() -> Vec<Value> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(root.join("../PROTOCOL.md")).expect("PROTOCOL.md");
+    let text =
+        std::fs::read_to_string(crate::helpers::root().join("PROTOCOL.md")).expect("PROTOCOL.md");
     let mut values = Vec::new();
     for block in text.split("```json\n").skip(1) {
         let body = block.split("```").next().unwrap_or_default();
