@@ -1,5 +1,5 @@
 //! The README's example of the library, kept compiling and running (`cargo test` builds it,
-//! `cargo run -p asr-suite --example library` runs it); `suite/tests/readme.rs` keeps the
+//! `cargo run -p asr-suite --example library` runs it); `suite/tests/it/readme.rs` keeps the
 //! README's copy the same.
 
 use asr_suite::catalog::Catalog;

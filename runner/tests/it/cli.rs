@@ -913,7 +913,7 @@ fn the_counts_the_readmes_quote_are_true() {
         from_source
     );
     let wrong =
-        std::fs::read_to_string(crate::helpers::root().join("suite/tests/wrong_readings.rs"))
+        std::fs::read_to_string(crate::helpers::root().join("suite/tests/it/wrong_readings.rs"))
             .expect("wrong readings");
     let misreadings = wrong
         .lines()
