@@ -3,47 +3,12 @@
 //! call id and a tool result answers the call it answers in the source (the kit's decision
 //! on tool traffic).
 
-use super::output::{Output, Stream};
+use super::output::{Output, Stream, is_record_of};
 use super::texts::{Found, declared_lost, excerpt};
 use super::{Broken, DECISION_TOOLS};
-use crate::facts::{Facts, Item, ItemKind, TextKind};
+use crate::facts::{Facts, ItemKind, TextKind};
 use crate::rule;
 use serde_json::{Map, Value};
-
-/// The records of `stream` that are `item` by its native id: a message with one of its ids
-/// as `messageId`, a tool call with one as `callId`, a tool result answering its call.
-pub(super) fn records_of<'s>(
-    item: &'s Item,
-    stream: &'s Stream<'_>,
-) -> impl Iterator<Item = usize> + 's {
-    stream
-        .records
-        .iter()
-        .enumerate()
-        .filter(move |(_, (_, record))| is_record_of(item, record))
-        .map(|(n, _)| n)
-}
-
-fn is_record_of(item: &Item, record: &Map<String, Value>) -> bool {
-    let kind = record.get("type").and_then(Value::as_str);
-    let member = |key: &str| record.get(key).and_then(Value::as_str);
-    match &item.kind {
-        ItemKind::Message | ItemKind::Reasoning | ItemKind::Notice => {
-            kind == Some("message")
-                && member("messageId").is_some_and(|id| item.ids.iter().any(|i| i == id))
-        }
-        ItemKind::ToolCall => {
-            matches!(
-                kind,
-                Some("tool_call" | "plan" | "subagent" | "input_request")
-            ) && member("callId").is_some_and(|id| item.ids.iter().any(|i| i == id))
-        }
-        ItemKind::ToolResult => {
-            kind == Some("tool_result") && member("callId") == item.answers.as_deref()
-        }
-        ItemKind::Other(_) => false,
-    }
-}
 
 /// Charges the ids not kept.
 pub(super) fn check(facts: &Facts, out: &Output<'_>, found: &Found, broken: &mut Vec<Broken>) {

@@ -1,7 +1,7 @@
 //! A producer's output as the properties read it: its streams parsed, each matched to the
 //! source session it is of, and every string it holds indexed by value.
 
-use crate::facts::Facts;
+use crate::facts::{Facts, Item, ItemKind};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -251,5 +251,40 @@ fn index<'a>(value: &'a Value, pointer: &str, f: &mut dyn FnMut(&str, &'a str)) 
             }
         }
         _ => {}
+    }
+}
+
+/// The records of `stream` that are `item` by its native id: a message with one of its ids
+/// as `messageId`, a tool call with one as `callId`, a tool result answering its call.
+pub(super) fn records_of<'s>(
+    item: &'s Item,
+    stream: &'s Stream<'_>,
+) -> impl Iterator<Item = usize> + 's {
+    stream
+        .records
+        .iter()
+        .enumerate()
+        .filter(move |(_, (_, record))| is_record_of(item, record))
+        .map(|(n, _)| n)
+}
+
+pub(super) fn is_record_of(item: &Item, record: &Map<String, Value>) -> bool {
+    let kind = record.get("type").and_then(Value::as_str);
+    let member = |key: &str| record.get(key).and_then(Value::as_str);
+    match &item.kind {
+        ItemKind::Message | ItemKind::Reasoning | ItemKind::Notice => {
+            kind == Some("message")
+                && member("messageId").is_some_and(|id| item.ids.iter().any(|i| i == id))
+        }
+        ItemKind::ToolCall => {
+            matches!(
+                kind,
+                Some("tool_call" | "plan" | "subagent" | "input_request")
+            ) && member("callId").is_some_and(|id| item.ids.iter().any(|i| i == id))
+        }
+        ItemKind::ToolResult => {
+            kind == Some("tool_result") && member("callId") == item.answers.as_deref()
+        }
+        ItemKind::Other(_) => false,
     }
 }

@@ -253,7 +253,7 @@ fn order(facts: &Facts, out: &Output<'_>, found: &Found, broken: &mut Vec<Broken
                 .flatten()
                 .filter(|p| p.stream == n)
                 .map(|p| p.record)
-                .chain(super::ids::records_of(item, stream))
+                .chain(super::output::records_of(item, stream))
                 .collect();
             positions.sort_unstable();
             if positions.is_empty() {

@@ -9,6 +9,7 @@ mod catalog_spec;
 // leaves unused is no dead code of it.
 pub mod helpers;
 mod helpers_tests;
+mod layout;
 mod protocol_doc;
 mod reading_stream;
 mod readme;
