@@ -271,7 +271,7 @@ impl CaseResult {
 
 /// Keeps the first `kept` bytes of `text` (on a character boundary) and says what was cut.
 fn cap_start(text: &mut String, kept: usize) {
-    crate::cut::cut_text(text, kept, "\n");
+    crate::text::cut_text(text, kept, "\n");
 }
 
 /// Keeps the last `kept` bytes of `text` (on a character boundary) and says what was cut.

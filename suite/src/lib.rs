@@ -22,13 +22,13 @@ pub mod check;
 mod compact;
 pub mod conformance;
 pub mod conserve;
-mod cut;
 pub mod diagnostic;
 pub mod embedded;
 pub mod expectations;
 pub mod facts;
 pub mod fidelity;
 pub mod files;
+#[cfg(feature = "fuzz")]
 pub mod fuzz;
 pub mod generate;
 pub mod json;
@@ -40,10 +40,12 @@ pub mod protocol;
 pub mod reading;
 pub mod reference;
 pub mod refs;
+#[cfg(feature = "render")]
 pub mod render;
 pub mod report;
 pub mod rule;
 pub mod schema;
 pub mod source;
 pub mod spec;
+mod text;
 pub mod walk;

@@ -244,7 +244,7 @@ impl Reply {
     /// same, bounded, text.
     #[must_use]
     pub fn bounded(mut self) -> Self {
-        let cut = |text: &mut String, kept| crate::cut::cut_text(text, kept, "…");
+        let cut = |text: &mut String, kept| crate::text::cut_text(text, kept, "…");
         match &mut self {
             Reply::Started { implementation, .. } => {
                 cut(&mut implementation.name, MAX_IDENTITY_BYTES);
@@ -841,7 +841,7 @@ pub fn check_case_reply(
             }) {
                 return Err(format!(
                     "line {line} of the output stream {:?} holds a newline: each entry of `lines` is one line",
-                    crate::render::escape_controls(output)
+                    crate::text::escape_controls(output)
                 ));
             }
             Ok(CaseReply::Outputs(outputs))
@@ -860,7 +860,7 @@ pub fn check_case_reply(
             {
                 return Err(format!(
                     "a finding under {} is on line 0: lines are 1-based (a finding about the whole stream goes on line 1)",
-                    crate::render::escape_controls(&d.rule)
+                    crate::text::escape_controls(&d.rule)
                 ));
             }
             if answers.len() != streams {
@@ -904,7 +904,7 @@ pub fn check_outputs(outputs: &[(String, Vec<u8>)]) -> Result<(), String> {
     match names.windows(2).find(|w| w[0] == w[1]) {
         Some(twice) => Err(format!(
             "two output streams are named {:?}",
-            crate::render::escape_controls(twice[0])
+            crate::text::escape_controls(twice[0])
         )),
         None => Ok(()),
     }

@@ -26,6 +26,7 @@ use std::io::{self, BufReader, Read};
 pub use crate::diagnostic::{MAX_PER_LINE, MAX_PER_STREAM};
 pub use related::check_related;
 
+#[cfg(feature = "fuzz")]
 pub(crate) use pipeline::BATCH_BYTES;
 
 /// The default bound on one line: 64 MiB.

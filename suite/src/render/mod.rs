@@ -34,27 +34,7 @@ use crate::conformance::{
     CaseExpectation, CaseResult, CorpusOrigin, ExpectationMark, Outcome, RuleResult, RuleVerdict,
     RunReport,
 };
-use std::borrow::Cow;
-use std::fmt::Write as _;
-
-/// Text with its control characters other than line feed and tab (C0, DEL, C1: the escape
-/// codes that clear a screen or move a cursor) written as visible `\u{1b}` escapes, so that
-/// text an adapter wrote cannot drive the terminal or the page it is shown on.
-pub fn escape_controls(text: &str) -> Cow<'_, str> {
-    let hidden = |c: char| c.is_control() && c != '\n' && c != '\t';
-    if !text.chars().any(hidden) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if hidden(c) {
-            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
+pub use crate::text::escape_controls;
 
 /// What every renderer shows of a run, in the order it shows it.
 struct View<'a> {
