@@ -1,9 +1,18 @@
 //! Driving an adapter process: persistent (one process, newline-delimited JSON) or one-shot
 //! (one process per case). Every wait has a deadline, every read a bound, writing to an
 //! adapter never blocks the loop that keeps the deadlines, and every process is supervised
-//! ([`super::supervise`]), so that nothing the adapter starts outlives it.
+//! ([`supervise`]), so that nothing the adapter starts outlives it.
 
-use super::supervise::{self, Supervised};
+pub mod command;
+pub mod produce;
+pub mod request;
+pub mod side;
+pub mod supervise;
+pub mod timeouts;
+
+pub use command::{adapter_command, reference_command};
+pub use request::request;
+
 use asr_suite::judge::Retention;
 use asr_suite::protocol::{CaseRequest, Kit, PROTOCOL_VERSION, Reply, Request, reply_keeping};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -14,6 +23,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
+use supervise::Supervised;
 
 /// The most stderr kept for one case (its end).
 pub const STDERR_KEPT: usize = 16 << 10;

@@ -1,38 +1,28 @@
 //! `asr-ctk run`: the corpus against an implementation, through its adapter.
 
-pub mod adapter;
 mod drive;
 mod expect;
-pub mod produce;
-pub mod side;
-pub mod supervise;
-mod write;
 
-pub use write::stream_files;
-
+use crate::adapter::timeouts::{TimeoutArgs, Timeouts};
+use crate::adapter::{Fault, ProtocolCheck, Talk, adapter_command, reference_command, supervise};
 use crate::limits::LimitArgs;
 use crate::role::RunRole;
-use crate::timeouts::{TimeoutArgs, Timeouts};
+use crate::text_diff::unified_diff;
+use crate::write::{self, stream_files};
 use crate::{corpus, exit};
-use adapter::{Fault, ProtocolCheck, Talk};
 use anyhow::{Context, Result};
 use asr_suite::case::Case;
 use asr_suite::conformance::{
     AdapterInfo, CaseResult, KEPT_BYTES, Outcome, RunReport, now_rfc3339,
 };
 use asr_suite::judge::{Judgement, Strictness, judge_producer, judge_reader, judge_validator};
-use asr_suite::protocol::{
-    CaseReply, CaseRequest, ProtocolRole, Reply, StreamInput, base64_encode, check_case_reply,
-    check_outputs,
-};
+use asr_suite::protocol::{CaseReply, ProtocolRole, Reply, check_case_reply, check_outputs};
 use asr_suite::render::difference::failure_line;
 use asr_suite::render::escape_controls;
-use asr_suite::render::sarif::StreamFiles;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 #[derive(Debug, clap::Args)]
 #[expect(
@@ -231,71 +221,6 @@ pub fn run(args: &Args) -> Result<u8> {
     exit::after_printing(code, printed)
 }
 
-/// A unified diff of two texts, over at most [`KEPT_BYTES`] of each and within a second:
-/// an answer of a million findings must not take the diff quadratic time.
-pub fn unified_diff(old: &str, new: &str, (from, to): (&str, &str)) -> String {
-    let head = |text: &str| -> String {
-        if text.len() <= KEPT_BYTES {
-            return text.to_owned();
-        }
-        let mut end = KEPT_BYTES;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        format!(
-            "{}\n[{} more bytes not compared]\n",
-            &text[..end],
-            text.len() - end
-        )
-    };
-    let (old, new) = (head(old), head(new));
-    similar::TextDiff::configure()
-        .timeout(Duration::from_secs(1))
-        .diff_lines(&old, &new)
-        .unified_diff()
-        .header(from, to)
-        .to_string()
-}
-
-/// An adapter command line split into argv (`reference` is not special here).
-pub fn adapter_command(line: &str) -> Result<Vec<String>> {
-    adapter::split_command(line).map_err(|e| anyhow::anyhow!("--adapter {line}: {e}"))
-}
-
-/// The kit's own reference adapter, with the kit's limits.
-pub fn reference_command(limits: crate::limits::Limits) -> Result<Vec<String>> {
-    let exe = std::env::current_exe().context("failed to find the asr-ctk executable")?;
-    let mut argv = vec![
-        exe.to_string_lossy().into_owned(),
-        "adapter".into(),
-        "reference".into(),
-    ];
-    argv.extend(limits.as_args());
-    Ok(argv)
-}
-
-/// Writes a run's report files and prints its per-rule summary, every rule shown; `streams`
-/// are the cases' stream files below the corpus directory `root`.
-pub fn write_reports(
-    report: &RunReport,
-    root: &Path,
-    streams: &StreamFiles,
-    dir: &Path,
-) -> Result<()> {
-    write::reports(report, root, streams, dir)?;
-    write::summary(report, dir, write::Shown::default())
-}
-
-/// Writes a run's report files only.
-pub fn write_report_files(
-    report: &RunReport,
-    root: &Path,
-    streams: &StreamFiles,
-    dir: &Path,
-) -> Result<()> {
-    write::reports(report, root, streams, dir)
-}
-
 /// Where each case a run's command line selects falls among the cases of its role: the
 /// shard `i/n` of that run takes the cases at positions `i - 1`, `i - 1 + n`, ... So a merge
 /// can tell whether a case is of the shard a report claims. `None` when the command line is
@@ -433,42 +358,6 @@ fn parse_shard(text: &str) -> Result<(usize, usize)> {
         "--shard {text}: i must be from 1 to n"
     );
     Ok((i, n))
-}
-
-/// The request for one case: its streams with their absolute paths, and their bytes in
-/// base64 unless the adapter reads streams by path.
-pub fn request(
-    case: &Case,
-    seq: u64,
-    role: ProtocolRole,
-    by_path: bool,
-) -> Result<CaseRequest, String> {
-    let mut streams = Vec::with_capacity(case.streams.len());
-    for (part, path) in &case.streams {
-        let absolute = std::fs::canonicalize(path)
-            .map_err(|e| format!("failed to read {}: {e}", path.display()))?;
-        let data = if by_path {
-            None
-        } else {
-            let bytes = std::fs::read(path)
-                .map_err(|e| format!("failed to read {}: {e}", path.display()))?;
-            Some(base64_encode(&bytes))
-        };
-        streams.push(StreamInput {
-            part: part.clone(),
-            path: absolute.to_string_lossy().into_owned(),
-            data,
-        });
-    }
-    Ok(CaseRequest {
-        seq,
-        role,
-        case: case.name.clone(),
-        id: case.sidecar.id.clone(),
-        rules: case.sidecar.rules.clone(),
-        format: case.fixture.as_ref().map(|f| f.sidecar.format.clone()),
-        streams,
-    })
 }
 
 /// The result of a case for a role, with an outcome and what happened.
