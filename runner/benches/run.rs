@@ -2,7 +2,10 @@
 //!
 //! `cargo bench -p asr-ctk --bench run` runs the whole corpus against the reference adapter
 //! in persistent mode and in one-shot mode, several times each, and reports the median wall
-//! time, cases per second and their ratio. Options after `--`: `--runs N` (default 5).
+//! time, cases per second and their ratio. Then the schema check of messages: persistent mode
+//! as run by default and with `--validate-protocol`, the medians, their ratio, and the cost
+//! per reply (the difference of the medians over the cases run, one reply each). Options
+//! after `--`: `--runs N` (default 5).
 
 #![expect(clippy::cast_precision_loss, reason = "case counts shown as rates")]
 
@@ -21,7 +24,11 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let out = std::env::temp_dir().join(format!("asr-ctk-bench-run-{}", std::process::id()));
     let mut timings = Vec::new();
-    for (label, extra) in [("persistent", &[][..]), ("one-shot", &["--oneshot"][..])] {
+    for (label, extra) in [
+        ("persistent", &[][..]),
+        ("one-shot", &["--oneshot"][..]),
+        ("checked", &["--validate-protocol"][..]),
+    ] {
         let mut times = Vec::new();
         let mut cases = 0;
         for _ in 0..runs {
@@ -53,5 +60,20 @@ fn main() {
         "persistent mode is {:.1} times faster than one-shot mode",
         timings[1] / timings[0]
     );
+    let (plain, checked) = (timings[0], timings[2]);
+    println!(
+        "--validate-protocol: {:.3} of the run's time, {:.1} us more per reply",
+        checked / plain,
+        (checked - plain) / cases_run(&out) * 1e6
+    );
     std::fs::remove_dir_all(&out).ok();
+}
+
+/// The cases of the last run's report, each answered with one reply.
+fn cases_run(out: &Path) -> f64 {
+    let report: serde_json::Value = std::fs::read_to_string(out.join("report.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    report["cases"].as_array().map_or(0, Vec::len) as f64
 }

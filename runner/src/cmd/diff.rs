@@ -1,6 +1,7 @@
 //! `asr-ctk diff`: two implementations on the same streams, every disagreement listed by
 //! JSON Pointer and grouped by the rule it comes from.
 
+use crate::adapter::schema::SchemaCheck;
 use crate::adapter::side::{Answer, Side};
 use crate::adapter::timeouts::StreamTimeoutArgs;
 use crate::adapter::{Talk, supervise};
@@ -66,11 +67,12 @@ pub fn run(args: &Args) -> Result<u8> {
         .iter()
         .map(|a| command(a, limits))
         .collect::<Result<_>>()?;
+    let schemas = SchemaCheck::new(false)?;
     let talk = Talk {
         timeout: timeouts.answer(role),
         start_timeout: timeouts.start,
         max_reply_bytes: limits.max_reply_bytes,
-        check: None,
+        check: &schemas,
         retention: None,
     };
     supervise::init().context("failed to set up the supervision of adapters")?;

@@ -7,6 +7,7 @@
 //! rule, the streams that exercised it, the disagreements charged to it and the cases found,
 //! with a verdict ([`asr_suite::fuzz::campaign`]).
 
+use crate::adapter::schema::SchemaCheck;
 use crate::adapter::side::{Answer, OneShotSide, Side};
 use crate::adapter::timeouts::StreamTimeoutArgs;
 use crate::adapter::{Talk, supervise};
@@ -159,11 +160,12 @@ pub fn run(args: &Args) -> Result<u8> {
     } else {
         crate::adapter::adapter_command(&args.adapter)?
     };
+    let schemas = SchemaCheck::new(false)?;
     let talk = Talk {
         timeout: timeouts.answer(args.role.protocol()),
         start_timeout: timeouts.start,
         max_reply_bytes: limits.max_reply_bytes,
-        check: None,
+        check: &schemas,
         retention: None,
     };
     let mut targets = Vec::with_capacity(args.jobs);
@@ -217,7 +219,7 @@ pub fn run(args: &Args) -> Result<u8> {
                 timeout: timeouts.answer(args.role.protocol()),
                 start_timeout: timeouts.start,
                 max_reply_bytes: limits.max_reply_bytes,
-                check: None,
+                check: &schemas,
                 retention: None,
             };
             let path = work.join(format!("stream-{job}"));

@@ -14,6 +14,7 @@ use super::{
     say_promoted, setup, write_campaign_reports,
 };
 use crate::adapter::produce::{self, Produced};
+use crate::adapter::schema::SchemaCheck;
 use crate::adapter::side::{OneShotSide, Side};
 use crate::adapter::{Persistent, Talk, supervise};
 use crate::exit;
@@ -131,11 +132,12 @@ pub(super) fn run(args: &Args) -> Result<u8> {
         work,
     } = setup(args)?;
     let command = crate::adapter::adapter_command(&args.adapter)?;
+    let schemas = SchemaCheck::new(false)?;
     let talk = Talk {
         timeout: timeouts.answer(ProtocolRole::Producer),
         start_timeout: timeouts.start,
         max_reply_bytes: limits.max_reply_bytes,
-        check: None,
+        check: &schemas,
         retention: None,
     };
     let mut targets = Vec::with_capacity(args.jobs);

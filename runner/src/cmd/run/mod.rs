@@ -3,8 +3,9 @@
 mod drive;
 mod expect;
 
+use crate::adapter::schema::SchemaCheck;
 use crate::adapter::timeouts::{TimeoutArgs, Timeouts};
-use crate::adapter::{Fault, ProtocolCheck, Talk, adapter_command, reference_command, supervise};
+use crate::adapter::{Fault, Talk, adapter_command, reference_command, supervise};
 use crate::limits::LimitArgs;
 use crate::role::RunRole;
 use crate::text_diff::unified_diff;
@@ -65,7 +66,9 @@ pub struct Args {
     /// sarif.json, badge.json).
     #[arg(long, value_name = "DIR", default_value = "asr-ctk-report")]
     out: PathBuf,
-    /// Check every message, both ways, against the protocol schemas.
+    /// Check every message, both ways and of any size, against the protocol schemas, and a
+    /// reader's reading against the reading schema (every reply up to 1 MiB is checked
+    /// against the reply schema without it).
     #[arg(long)]
     validate_protocol: bool,
     /// Compare JSON Pointers of findings too.
@@ -120,7 +123,7 @@ pub fn run(args: &Args) -> Result<u8> {
     let timeouts = args.timeouts.timeouts()?;
     anyhow::ensure!(args.jobs >= 1, "--jobs must be at least 1");
     let expectations = args.expect.as_deref().map(expect::load).transpose()?;
-    let checker = args.validate_protocol.then(SchemaCheck::new).transpose()?;
+    let checker = SchemaCheck::new(args.validate_protocol)?;
     supervise::init().context("failed to set up the supervision of adapters")?;
     let settings = Settings {
         argv: command.clone(),
@@ -128,7 +131,7 @@ pub fn run(args: &Args) -> Result<u8> {
             timeout: timeouts.answer,
             start_timeout: timeouts.start,
             max_reply_bytes: limits.max_reply_bytes,
-            check: checker.as_ref().map(|c| c as &dyn ProtocolCheck),
+            check: &checker,
             retention: None,
         },
         timeouts,
@@ -482,58 +485,6 @@ fn judged_result(
         result.actual = Some(judgement.actual_text);
     }
     result
-}
-
-/// The protocol schemas, compiled, for `--validate-protocol`; a reader's reading is checked
-/// against the reading schema too.
-struct SchemaCheck {
-    request: jsonschema::Validator,
-    reply: jsonschema::Validator,
-    reading: jsonschema::Validator,
-}
-
-impl SchemaCheck {
-    fn new() -> Result<Self> {
-        let compile = |text: &str| -> Result<jsonschema::Validator> {
-            let schema: serde_json::Value = serde_json::from_str(text)?;
-            jsonschema::validator_for(&schema)
-                .map_err(|e| anyhow::anyhow!("failed to compile a protocol schema: {e}"))
-        };
-        Ok(SchemaCheck {
-            request: compile(corpus::embedded_schema("protocol/request.schema.json")?)?,
-            reply: compile(corpus::embedded_schema("protocol/reply.schema.json")?)?,
-            reading: compile(corpus::embedded_schema("reading.schema.json")?)?,
-        })
-    }
-}
-
-impl ProtocolCheck for SchemaCheck {
-    fn request(&self, message: &serde_json::Value) -> Vec<String> {
-        self.request
-            .iter_errors(message)
-            .map(|e| format!("{e} at {}", e.instance_path()))
-            .collect()
-    }
-
-    fn reply(&self, message: &serde_json::Value) -> Vec<String> {
-        let readings = message
-            .get("streams")
-            .and_then(serde_json::Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-            .filter_map(|(i, s)| s.get("reading").map(|r| (i, r)));
-        self.reply
-            .iter_errors(message)
-            .map(|e| format!("{e} at {}", e.instance_path()))
-            .chain(readings.flat_map(|(i, reading)| {
-                self.reading
-                    .iter_errors(reading)
-                    .map(move |e| format!("{e} at /streams/{i}/reading{}", e.instance_path()))
-            }))
-            .take(5)
-            .collect()
-    }
 }
 
 /// Progress on stderr: a bar on a terminal, a line per failing case otherwise.
