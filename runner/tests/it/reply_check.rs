@@ -106,8 +106,7 @@ fn fuzz_calls_an_error_echoing_another_seq_a_protocol_error() {
 
 /// What the kit says of the fault adapter's replies, whose `reading` is a string: the
 /// reply types read it, the reply schema does not.
-const NOT_AN_OBJECT: &str =
-    "protocol error: the answer breaks the reply schema: \"accepted\" is not of type \"object\" at /streams/0/reading";
+const NOT_AN_OBJECT: &str = "protocol error: the answer breaks the reply schema: \"accepted\" is not of type \"object\" at /streams/0/reading";
 
 #[test]
 fn run_without_validate_protocol_refuses_a_reply_the_reply_schema_refuses() {
@@ -129,7 +128,9 @@ fn run_without_validate_protocol_refuses_a_reply_the_reply_schema_refuses() {
     let case = &report.cases[0];
     assert_eq!(case.outcome, Outcome::ProtocolError, "{case:?}");
     assert_eq!(
-        case.detail.as_deref().map(|d| format!("protocol error: {d}")),
+        case.detail
+            .as_deref()
+            .map(|d| format!("protocol error: {d}")),
         Some(NOT_AN_OBJECT.to_owned()),
         "{case:?}"
     );
@@ -157,7 +158,10 @@ fn fuzz_refuses_a_reply_the_reply_schema_refuses() {
     ]);
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     let text = String::from_utf8_lossy(&output.stdout);
-    assert!(text.contains("fault") && text.contains(NOT_AN_OBJECT), "{text}");
+    assert!(
+        text.contains("fault") && text.contains(NOT_AN_OBJECT),
+        "{text}"
+    );
 }
 
 #[test]

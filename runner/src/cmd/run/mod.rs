@@ -66,9 +66,8 @@ pub struct Args {
     /// sarif.json, badge.json).
     #[arg(long, value_name = "DIR", default_value = "asr-ctk-report")]
     out: PathBuf,
-    /// Check every message, both ways and of any size, against the protocol schemas, and a
-    /// reader's reading against the reading schema (every reply up to 1 MiB is checked
-    /// against the reply schema without it).
+    /// Check every message, both ways and of any size, against the protocol schemas, and
+    /// readings against the reading schema (without it, replies up to 1 MiB are checked).
     #[arg(long)]
     validate_protocol: bool,
     /// Compare JSON Pointers of findings too.
