@@ -1,24 +1,17 @@
 //! `asr-ctk`: the command line of the ASR conformance kit.
 
-mod adapter_cmd;
-mod cases;
+mod adapter;
+mod cmd;
 mod corpus;
-mod diff;
 mod exit;
-mod fuzz_cmd;
+mod format;
 mod limits;
-mod progress;
-mod promote;
-mod read_cmd;
-mod report_cmd;
 mod role;
-mod rules;
-mod run;
-mod spec_check;
-mod timeouts;
-mod validate;
+mod text_diff;
+mod write;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
+use cmd::{adapter as adapter_cmd, cases, diff, fuzz, read, report, rules, run, spec, validate};
 use std::process::ExitCode;
 
 /// Conformance checks for ASR streams (agent session records, JSON lines).
@@ -60,7 +53,7 @@ enum Command {
     ///
     /// Exit status: 0 when the reader accepts every stream, 1 when it does not accept one
     /// (the reasons are on stderr and in `reasons`), 2 for usage or I/O errors.
-    Read(read_cmd::Args),
+    Read(read::Args),
     /// Run two implementations on the same streams and list every disagreement, by rule
     /// and JSON Pointer.
     ///
@@ -74,13 +67,13 @@ enum Command {
     /// Exit status: 0 when the implementation agreed with the reference on every stream, 1
     /// when it did not (the cases are under OUT/found/), 2 for usage or I/O errors, 3 when the
     /// adapter did not start, 130 when interrupted by SIGINT or SIGTERM.
-    Fuzz(Box<fuzz_cmd::Args>),
+    Fuzz(Box<fuzz::Args>),
     /// Built-in adapters.
     #[command(subcommand)]
     Adapter(adapter_cmd::AdapterCommand),
     /// Conformance reports.
     #[command(subcommand)]
-    Report(report_cmd::ReportCommand),
+    Report(report::ReportCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -89,46 +82,25 @@ enum SpecCommand {
     ///
     /// Exit status: 0 when the catalog and the spec agree, 1 when they do not, 2 for usage
     /// or I/O errors.
-    Check(spec_check::Args),
-}
-
-/// How results are printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// For people: plain text, one line per item listed.
-    Human,
-    /// One JSON object per line.
-    Json,
-}
-
-/// How the findings of `validate` are printed: the formats of [`Format`], and SARIF, which
-/// only findings have.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FindingsFormat {
-    /// For people: one line per finding, like a compiler.
-    Human,
-    /// One JSON object per file, one per line.
-    Json,
-    /// One SARIF 2.1.0 log for all the files, for code-scanning tools.
-    Sarif,
+    Check(spec::Args),
 }
 
 fn main() -> ExitCode {
-    if let Some(kit) = std::env::var_os(run::supervise::WATCHDOG_VAR) {
-        return ExitCode::from(run::supervise::watchdog(&kit.to_string_lossy()));
+    if let Some(kit) = std::env::var_os(adapter::supervise::WATCHDOG_VAR) {
+        return ExitCode::from(adapter::supervise::watchdog(&kit.to_string_lossy()));
     }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Validate(args) => validate::run(&args),
         Command::Rules(args) => rules::run(&args),
         Command::Cases(args) => cases::run(&args),
-        Command::Spec(SpecCommand::Check(args)) => spec_check::run(&args),
+        Command::Spec(SpecCommand::Check(args)) => spec::run(&args),
         Command::Run(args) => run::run(&args),
         Command::Adapter(command) => adapter_cmd::run(&command),
-        Command::Read(args) => read_cmd::run(&args),
+        Command::Read(args) => read::run(&args),
         Command::Diff(args) => diff::run(&args),
-        Command::Fuzz(args) => fuzz_cmd::run(&args),
-        Command::Report(command) => report_cmd::run(&command),
+        Command::Fuzz(args) => fuzz::run(&args),
+        Command::Report(command) => report::run(&command, run::positions),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -2,7 +2,8 @@
 """Fault adapter for the kit's tests (persistent mode), named `fault-line_zero`.
 
 Rejects every stream with a finding on line 0: JSON the kit's reply types could read, but
-that the reply schema refuses (lines are 1-based). Only --validate-protocol catches it.
+that the reply schema refuses (lines are 1-based), and so does the kit's check of a case's
+answer, with or without --validate-protocol.
 The protocol plumbing is in _fault.py.
 """
 

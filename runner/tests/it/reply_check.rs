@@ -1,8 +1,9 @@
 //! One check of a reply for every command that talks to adapters: `run`, `diff` and `fuzz`
-//! call an answer to no request the kit sent (a wrong seq, on an `error` reply too) and an
-//! answer with the wrong number of streams protocol errors alike.
+//! call an answer to no request the kit sent (a wrong seq, on an `error` reply too), an
+//! answer with the wrong number of streams, and, without `--validate-protocol`, a reply
+//! the reply schema refuses, protocol errors alike.
 
-use crate::helpers::{adapters, asr_ctk, scratch};
+use crate::helpers::{adapters, asr_ctk, root, scratch};
 use asr_suite::conformance::{Outcome, RunReport};
 
 fn adapter(name: &str) -> String {
@@ -101,4 +102,94 @@ fn fuzz_calls_an_error_echoing_another_seq_a_protocol_error() {
         "{text}"
     );
     assert!(!text.contains("error: an error of no case asked"), "{text}");
+}
+
+/// What the kit says of the fault adapter's replies, whose `reading` is a string: the
+/// reply types read it, the reply schema does not.
+const NOT_AN_OBJECT: &str = "protocol error: the answer breaks the reply schema: \"accepted\" is not of type \"object\" at /streams/0/reading";
+
+#[test]
+fn run_without_validate_protocol_refuses_a_reply_the_reply_schema_refuses() {
+    let out = scratch("reply-run-schema");
+    let output = asr_ctk(&[
+        "run",
+        "--quiet",
+        "--case",
+        CASE,
+        "--max-restarts",
+        "0",
+        "--out",
+        &out.to_string_lossy(),
+        "--adapter",
+        &adapter("reading_not_an_object"),
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let report: RunReport = crate::helpers::report_in(&out);
+    let case = &report.cases[0];
+    assert_eq!(case.outcome, Outcome::ProtocolError, "{case:?}");
+    assert_eq!(
+        case.detail
+            .as_deref()
+            .map(|d| format!("protocol error: {d}")),
+        Some(NOT_AN_OBJECT.to_owned()),
+        "{case:?}"
+    );
+}
+
+#[test]
+fn diff_refuses_a_reply_the_reply_schema_refuses() {
+    let text = diffed("reading_not_an_object");
+    assert!(text.contains(NOT_AN_OBJECT), "{text}");
+}
+
+#[test]
+fn fuzz_refuses_a_reply_the_reply_schema_refuses() {
+    let out = scratch("reply-fuzz-schema");
+    let output = asr_ctk(&[
+        "fuzz",
+        "--role",
+        "validator",
+        "--iterations",
+        "2",
+        "--out",
+        &out.to_string_lossy(),
+        "--adapter",
+        &adapter("reading_not_an_object"),
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("fault") && text.contains(NOT_AN_OBJECT),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_producer_fuzzer_refuses_an_output_with_a_member_the_schema_does_not_define() {
+    let out = scratch("reply-pfuzz-schema");
+    let producer = format!(
+        "python3 {} member",
+        root().join("runner/tests/producers/faulty.py").display()
+    );
+    let output = asr_ctk(&[
+        "fuzz",
+        "--role",
+        "producer",
+        "--format",
+        "gemini-cli-json",
+        "--iterations",
+        "1",
+        "--out",
+        &out.to_string_lossy(),
+        "--adapter",
+        &producer,
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains(
+            "protocol error: the answer breaks the reply schema: Additional properties are not allowed ('encoding' was unexpected) at /outputs/0"
+        ),
+        "{text}"
+    );
 }

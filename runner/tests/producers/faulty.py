@@ -5,6 +5,7 @@
 - `no-outputs`: answers with an empty `outputs`;
 - `twice`: writes the golden twice under one name;
 - `headless`: writes the golden without its header line (not a valid stream);
+- `member`: answers with an output that has a member the reply schema does not define;
 - `joined`: writes the golden's first two lines as one entry of `lines`, a newline inside;
 - `stdout` (one-shot): prints the golden's first stream itself on stdout, no reply (a
   fixture of several streams gets one of them);
@@ -43,6 +44,12 @@ def persistent():
             reply = STARTED
         elif request["type"] == "case":
             seq = request["seq"]
+            if MODE == "member":
+                reply = {"type": "answered", "seq": seq,
+                         "outputs": [{"name": "", "lines": [], "encoding": "utf-8"}]}
+                sys.stdout.write(json.dumps(reply) + "\n")
+                sys.stdout.flush()
+                continue
             text = golden_text(request["streams"][0]["path"])
             lines = [l for l in text.split("\n") if l]
             if MODE == "streams":

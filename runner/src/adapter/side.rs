@@ -2,7 +2,7 @@
 //! `fuzz` ask it case after case, and a crash, hang or protocol error costs one answer, not
 //! the run (it is started again for the next case).
 
-use super::adapter::{Input, Persistent, Talk, describe, oneshot};
+use super::{Input, Persistent, Talk, describe, oneshot};
 use crate::exit;
 use asr_suite::protocol::{
     CaseReply, CaseRequest, Reply, STREAMS_BY_PATH, StreamAnswer, check_case_reply,

@@ -1,12 +1,12 @@
 //! `asr-ctk diff`: two implementations on the same streams, every disagreement listed by
 //! JSON Pointer and grouped by the rule it comes from.
 
+use crate::adapter::schema::SchemaCheck;
+use crate::adapter::side::{Answer, Side};
+use crate::adapter::timeouts::StreamTimeoutArgs;
+use crate::adapter::{Talk, supervise};
 use crate::limits::LimitArgs;
 use crate::role::RoleArg;
-use crate::run::adapter::Talk;
-use crate::run::side::{Answer, Side};
-use crate::run::supervise;
-use crate::timeouts::StreamTimeoutArgs;
 use crate::{corpus, exit};
 use anyhow::{Context, Result, bail};
 use asr_suite::case::{Case, Expect, Provenance, Sidecar, Status};
@@ -68,11 +68,12 @@ pub fn run(args: &Args) -> Result<u8> {
         .iter()
         .map(|a| command(a, limits))
         .collect::<Result<_>>()?;
+    let schemas = SchemaCheck::new(false)?;
     let talk = Talk {
         timeout: timeouts.answer(role),
         start_timeout: timeouts.start,
         max_reply_bytes: limits.max_reply_bytes,
-        check: None,
+        check: &schemas,
         retention: None,
     };
     supervise::init().context("failed to set up the supervision of adapters")?;
@@ -96,7 +97,7 @@ pub fn run(args: &Args) -> Result<u8> {
         }
         let mut answers = Vec::with_capacity(2);
         for side in &mut sides {
-            let request = crate::run::request(case, index as u64 + 1, role, side.by_path())
+            let request = crate::adapter::request(case, index as u64 + 1, role, side.by_path())
                 .map_err(|e| anyhow::anyhow!(e))?;
             answers.push(match side.ask(&request, talk) {
                 Ok(Answer::Streams(streams)) => Ok(streams),
@@ -143,8 +144,8 @@ pub fn run(args: &Args) -> Result<u8> {
             subjects.len()
         ));
     }
-    let streams = crate::run::stream_files(&root, &corpus);
-    crate::run::write_report_files(&report, &root, &streams, &args.out)?;
+    let streams = crate::write::stream_files(&root, &corpus);
+    crate::write::reports(&report, &root, &streams, &args.out)?;
     let compared = report
         .cases
         .iter()
@@ -175,9 +176,9 @@ type SideAnswer = Result<Vec<StreamAnswer>, NotAnswered>;
 
 fn command(line: &str, limits: crate::limits::Limits) -> Result<Vec<String>> {
     if line == "reference" {
-        return crate::run::reference_command(limits);
+        return crate::adapter::reference_command(limits);
     }
-    crate::run::adapter_command(line)
+    crate::adapter::adapter_command(line)
 }
 
 fn compare(
@@ -274,7 +275,7 @@ fn result(
     };
     let (first, second) = (pretty(a), pretty(b));
     let diff = (outcome == Outcome::Fail)
-        .then(|| crate::run::unified_diff(&first, &second, ("first", "second")));
+        .then(|| crate::text_diff::unified_diff(&first, &second, ("first", "second")));
     CaseResult {
         detail,
         attributions: mismatches.iter().map(charged).collect(),

@@ -361,7 +361,7 @@ mod tests {
             .map(|_| {
                 std::process::Command::new(&exe)
                     .args([
-                        "promote::tests::promote_child",
+                        "cmd::fuzz::promote::tests::promote_child",
                         "--exact",
                         "--test-threads",
                         "1",

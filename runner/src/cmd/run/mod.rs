@@ -1,38 +1,29 @@
 //! `asr-ctk run`: the corpus against an implementation, through its adapter.
 
-pub mod adapter;
 mod drive;
 mod expect;
-pub mod produce;
-pub mod side;
-pub mod supervise;
-mod write;
 
-pub use write::stream_files;
-
+use crate::adapter::schema::SchemaCheck;
+use crate::adapter::timeouts::{TimeoutArgs, Timeouts};
+use crate::adapter::{Fault, Talk, adapter_command, reference_command, supervise};
 use crate::limits::LimitArgs;
 use crate::role::RunRole;
-use crate::timeouts::{TimeoutArgs, Timeouts};
+use crate::text_diff::unified_diff;
+use crate::write::{self, stream_files};
 use crate::{corpus, exit};
-use adapter::{Fault, ProtocolCheck, Talk};
 use anyhow::{Context, Result};
 use asr_suite::case::Case;
 use asr_suite::conformance::{
     AdapterInfo, CaseResult, KEPT_BYTES, Outcome, RunReport, now_rfc3339,
 };
 use asr_suite::judge::{Judgement, Strictness, judge_producer, judge_reader, judge_validator};
-use asr_suite::protocol::{
-    CaseReply, CaseRequest, ProtocolRole, Reply, StreamInput, base64_encode, check_case_reply,
-    check_outputs,
-};
+use asr_suite::protocol::{CaseReply, ProtocolRole, Reply, check_case_reply, check_outputs};
 use asr_suite::render::difference::failure_line;
 use asr_suite::render::escape_controls;
-use asr_suite::render::sarif::StreamFiles;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 #[derive(Debug, clap::Args)]
 #[expect(
@@ -75,7 +66,8 @@ pub struct Args {
     /// sarif.json, badge.json).
     #[arg(long, value_name = "DIR", default_value = "asr-ctk-report")]
     out: PathBuf,
-    /// Check every message, both ways, against the protocol schemas.
+    /// Check every message, both ways and of any size, against the protocol schemas, and
+    /// readings against the reading schema (without it, replies up to 1 MiB are checked).
     #[arg(long)]
     validate_protocol: bool,
     /// Compare JSON Pointers of findings too.
@@ -130,7 +122,7 @@ pub fn run(args: &Args) -> Result<u8> {
     let timeouts = args.timeouts.timeouts()?;
     anyhow::ensure!(args.jobs >= 1, "--jobs must be at least 1");
     let expectations = args.expect.as_deref().map(expect::load).transpose()?;
-    let checker = args.validate_protocol.then(SchemaCheck::new).transpose()?;
+    let checker = SchemaCheck::new(args.validate_protocol)?;
     supervise::init().context("failed to set up the supervision of adapters")?;
     let settings = Settings {
         argv: command.clone(),
@@ -138,7 +130,7 @@ pub fn run(args: &Args) -> Result<u8> {
             timeout: timeouts.answer,
             start_timeout: timeouts.start,
             max_reply_bytes: limits.max_reply_bytes,
-            check: checker.as_ref().map(|c| c as &dyn ProtocolCheck),
+            check: &checker,
             retention: None,
         },
         timeouts,
@@ -229,71 +221,6 @@ pub fn run(args: &Args) -> Result<u8> {
         }
     };
     exit::after_printing(code, printed)
-}
-
-/// A unified diff of two texts, over at most [`KEPT_BYTES`] of each and within a second:
-/// an answer of a million findings must not take the diff quadratic time.
-pub fn unified_diff(old: &str, new: &str, (from, to): (&str, &str)) -> String {
-    let head = |text: &str| -> String {
-        if text.len() <= KEPT_BYTES {
-            return text.to_owned();
-        }
-        let mut end = KEPT_BYTES;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        format!(
-            "{}\n[{} more bytes not compared]\n",
-            &text[..end],
-            text.len() - end
-        )
-    };
-    let (old, new) = (head(old), head(new));
-    similar::TextDiff::configure()
-        .timeout(Duration::from_secs(1))
-        .diff_lines(&old, &new)
-        .unified_diff()
-        .header(from, to)
-        .to_string()
-}
-
-/// An adapter command line split into argv (`reference` is not special here).
-pub fn adapter_command(line: &str) -> Result<Vec<String>> {
-    adapter::split_command(line).map_err(|e| anyhow::anyhow!("--adapter {line}: {e}"))
-}
-
-/// The kit's own reference adapter, with the kit's limits.
-pub fn reference_command(limits: crate::limits::Limits) -> Result<Vec<String>> {
-    let exe = std::env::current_exe().context("failed to find the asr-ctk executable")?;
-    let mut argv = vec![
-        exe.to_string_lossy().into_owned(),
-        "adapter".into(),
-        "reference".into(),
-    ];
-    argv.extend(limits.as_args());
-    Ok(argv)
-}
-
-/// Writes a run's report files and prints its per-rule summary, every rule shown; `streams`
-/// are the cases' stream files below the corpus directory `root`.
-pub fn write_reports(
-    report: &RunReport,
-    root: &Path,
-    streams: &StreamFiles,
-    dir: &Path,
-) -> Result<()> {
-    write::reports(report, root, streams, dir)?;
-    write::summary(report, dir, write::Shown::default())
-}
-
-/// Writes a run's report files only.
-pub fn write_report_files(
-    report: &RunReport,
-    root: &Path,
-    streams: &StreamFiles,
-    dir: &Path,
-) -> Result<()> {
-    write::reports(report, root, streams, dir)
 }
 
 /// Where each case a run's command line selects falls among the cases of its role: the
@@ -435,42 +362,6 @@ fn parse_shard(text: &str) -> Result<(usize, usize)> {
     Ok((i, n))
 }
 
-/// The request for one case: its streams with their absolute paths, and their bytes in
-/// base64 unless the adapter reads streams by path.
-pub fn request(
-    case: &Case,
-    seq: u64,
-    role: ProtocolRole,
-    by_path: bool,
-) -> Result<CaseRequest, String> {
-    let mut streams = Vec::with_capacity(case.streams.len());
-    for (part, path) in &case.streams {
-        let absolute = std::fs::canonicalize(path)
-            .map_err(|e| format!("failed to read {}: {e}", path.display()))?;
-        let data = if by_path {
-            None
-        } else {
-            let bytes = std::fs::read(path)
-                .map_err(|e| format!("failed to read {}: {e}", path.display()))?;
-            Some(base64_encode(&bytes))
-        };
-        streams.push(StreamInput {
-            part: part.clone(),
-            path: absolute.to_string_lossy().into_owned(),
-            data,
-        });
-    }
-    Ok(CaseRequest {
-        seq,
-        role,
-        case: case.name.clone(),
-        id: case.sidecar.id.clone(),
-        rules: case.sidecar.rules.clone(),
-        format: case.fixture.as_ref().map(|f| f.sidecar.format.clone()),
-        streams,
-    })
-}
-
 /// The result of a case for a role, with an outcome and what happened.
 fn blank(
     case: &Case,
@@ -593,58 +484,6 @@ fn judged_result(
         result.actual = Some(judgement.actual_text);
     }
     result
-}
-
-/// The protocol schemas, compiled, for `--validate-protocol`; a reader's reading is checked
-/// against the reading schema too.
-struct SchemaCheck {
-    request: jsonschema::Validator,
-    reply: jsonschema::Validator,
-    reading: jsonschema::Validator,
-}
-
-impl SchemaCheck {
-    fn new() -> Result<Self> {
-        let compile = |text: &str| -> Result<jsonschema::Validator> {
-            let schema: serde_json::Value = serde_json::from_str(text)?;
-            jsonschema::validator_for(&schema)
-                .map_err(|e| anyhow::anyhow!("failed to compile a protocol schema: {e}"))
-        };
-        Ok(SchemaCheck {
-            request: compile(corpus::embedded_schema("protocol/request.schema.json")?)?,
-            reply: compile(corpus::embedded_schema("protocol/reply.schema.json")?)?,
-            reading: compile(corpus::embedded_schema("reading.schema.json")?)?,
-        })
-    }
-}
-
-impl ProtocolCheck for SchemaCheck {
-    fn request(&self, message: &serde_json::Value) -> Vec<String> {
-        self.request
-            .iter_errors(message)
-            .map(|e| format!("{e} at {}", e.instance_path()))
-            .collect()
-    }
-
-    fn reply(&self, message: &serde_json::Value) -> Vec<String> {
-        let readings = message
-            .get("streams")
-            .and_then(serde_json::Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-            .filter_map(|(i, s)| s.get("reading").map(|r| (i, r)));
-        self.reply
-            .iter_errors(message)
-            .map(|e| format!("{e} at {}", e.instance_path()))
-            .chain(readings.flat_map(|(i, reading)| {
-                self.reading
-                    .iter_errors(reading)
-                    .map(move |e| format!("{e} at /streams/{i}/reading{}", e.instance_path()))
-            }))
-            .take(5)
-            .collect()
-    }
 }
 
 /// Progress on stderr: a bar on a terminal, a line per failing case otherwise.

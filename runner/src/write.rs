@@ -1,9 +1,9 @@
-//! Writing a run's reports, and its summary on stdout.
+//! Writing the reports of a run, a diff or a fuzz campaign, and a run's summary on stdout.
 
-use super::expect::Comparison;
 use anyhow::{Context, Result};
 use asr_suite::case::Case;
 use asr_suite::conformance::{Outcome, RuleVerdict, RunReport};
+use asr_suite::expectations::Comparison;
 use asr_suite::render::sarif::StreamFiles;
 use asr_suite::render::{self, by_role, escape_controls};
 use std::io::Write;
@@ -32,6 +32,18 @@ pub fn reports(report: &RunReport, root: &Path, streams: &StreamFiles, dir: &Pat
         serde_json::to_string_pretty(&render::badge(report))? + "\n",
     )?;
     Ok(())
+}
+
+/// Writes a run's report files and prints its per-rule summary, every rule shown; `streams`
+/// are the cases' stream files below the corpus directory `root`.
+pub fn reports_and_summary(
+    report: &RunReport,
+    root: &Path,
+    streams: &StreamFiles,
+    dir: &Path,
+) -> Result<()> {
+    reports(report, root, streams, dir)?;
+    summary(report, dir, Shown::default())
 }
 
 /// The stream files of each case of `corpus`, relative to its directory `root`, as the SARIF

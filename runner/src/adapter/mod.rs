@@ -1,11 +1,22 @@
 //! Driving an adapter process: persistent (one process, newline-delimited JSON) or one-shot
 //! (one process per case). Every wait has a deadline, every read a bound, writing to an
 //! adapter never blocks the loop that keeps the deadlines, and every process is supervised
-//! ([`super::supervise`]), so that nothing the adapter starts outlives it.
+//! ([`supervise`]), so that nothing the adapter starts outlives it.
 
-use super::supervise::{self, Supervised};
+pub mod command;
+pub mod produce;
+pub mod request;
+pub mod schema;
+pub mod side;
+pub mod supervise;
+pub mod timeouts;
+
+pub use command::{adapter_command, reference_command};
+pub use request::request;
+
 use asr_suite::judge::Retention;
 use asr_suite::protocol::{CaseRequest, Kit, PROTOCOL_VERSION, Reply, Request, reply_keeping};
+use schema::SchemaCheck;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{ChildStdin, Command, ExitStatus, Stdio};
@@ -14,6 +25,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
+use supervise::Supervised;
 
 /// The most stderr kept for one case (its end).
 pub const STDERR_KEPT: usize = 16 << 10;
@@ -53,14 +65,6 @@ impl std::fmt::Display for Fault {
     }
 }
 
-/// Checks replies (and requests) against the protocol schemas, when asked to.
-pub trait ProtocolCheck: Sync {
-    /// Problems of one message of the kit.
-    fn request(&self, message: &serde_json::Value) -> Vec<String>;
-    /// Problems of one message of the adapter.
-    fn reply(&self, message: &serde_json::Value) -> Vec<String>;
-}
-
 /// How an adapter is talked to.
 #[derive(Clone, Copy)]
 pub struct Talk<'a> {
@@ -70,8 +74,8 @@ pub struct Talk<'a> {
     pub start_timeout: Duration,
     /// The longest reply line read; a longer one is a protocol error.
     pub max_reply_bytes: usize,
-    /// Schema checks of every message, when asked for.
-    pub check: Option<&'a dyn ProtocolCheck>,
+    /// The schema check of replies (and, with `--validate-protocol`, of requests).
+    pub check: &'a SchemaCheck,
     /// Which findings of an answer to keep (the rest are counted there), when the answer is
     /// to be judged; without it every finding is kept.
     pub retention: Option<&'a Retention>,
@@ -216,18 +220,17 @@ impl Persistent {
     }
 
     fn exchange(&mut self, request: &Request, talk: Talk<'_>) -> Result<Reply, Fault> {
-        let mut line = match talk.check {
-            Some(check) => {
-                let value = serde_json::to_value(request)
-                    .map_err(|e| Fault::Protocol(format!("failed to encode a request: {e}")))?;
-                let problems = check.request(&value);
-                assert!(
-                    problems.is_empty(),
-                    "the kit sent a request its own schema refuses: {problems:?}"
-                );
-                serde_json::to_vec(&value)
-            }
-            None => serde_json::to_vec(request),
+        let mut line = if talk.check.checks_requests() {
+            let value = serde_json::to_value(request)
+                .map_err(|e| Fault::Protocol(format!("failed to encode a request: {e}")))?;
+            let problems = talk.check.request(&value);
+            assert!(
+                problems.is_empty(),
+                "the kit sent a request its own schema refuses: {problems:?}"
+            );
+            serde_json::to_vec(&value)
+        } else {
+            serde_json::to_vec(request)
         }
         .map_err(|e| Fault::Protocol(format!("failed to encode a request: {e}")))?;
         line.push(b'\n');
@@ -413,7 +416,7 @@ pub struct OneshotOutput {
     pub exit: String,
 }
 
-/// Parses one reply line, checked against the protocol schemas when asked.
+/// Parses one reply line, checked against the protocol schemas.
 pub fn reply_line(bytes: &[u8], talk: Talk<'_>) -> Result<Reply, Fault> {
     parse_reply(bytes, talk)
 }
@@ -568,8 +571,8 @@ fn kit() -> Kit {
     }
 }
 
-/// Parses one reply line, checked against the protocol schemas when asked, keeping of its
-/// findings what `talk.retention` keeps.
+/// Parses one reply line, checked against the reply schema unless it is too long for a tree
+/// of it (without `--validate-protocol`), keeping of its findings what `talk.retention` keeps.
 fn parse_reply(bytes: &[u8], talk: Talk<'_>) -> Result<Reply, Fault> {
     let not_json = |e: serde_json::Error| {
         Fault::Protocol(format!("the answer is not JSON ({e}): {}", preview(bytes)))
@@ -580,20 +583,19 @@ fn parse_reply(bytes: &[u8], talk: Talk<'_>) -> Result<Reply, Fault> {
             preview(bytes)
         ))
     };
-    let value = match talk.check {
-        Some(check) => {
-            // The schemas check a tree of the whole reply: that mode pays for one.
-            let value: serde_json::Value = serde_json::from_slice(bytes).map_err(not_json)?;
-            let problems = check.reply(&value);
-            if !problems.is_empty() {
-                return Err(Fault::Protocol(format!(
-                    "the answer breaks the reply schema: {}",
-                    problems.join("; ")
-                )));
-            }
-            Some(value)
+    // The schema checks a tree of the whole reply: a reply this short can pay for one.
+    let value = if talk.check.checks_reply(bytes.len()) {
+        let value: serde_json::Value = serde_json::from_slice(bytes).map_err(not_json)?;
+        let problems = talk.check.reply(&value);
+        if !problems.is_empty() {
+            return Err(Fault::Protocol(format!(
+                "the answer breaks the reply schema: {}",
+                problems.join("; ")
+            )));
         }
-        None => None,
+        Some(value)
+    } else {
+        None
     };
     let Some(retention) = talk.retention else {
         let value = match value {

@@ -2,7 +2,7 @@
 //! temporary directory of their own, the command run with their paths as arguments, and the
 //! streams it wrote read back from its output directory or its stdout.
 
-use super::adapter::{self, Fault, Input, Talk};
+use super::{self as adapter, Fault, Input, Talk};
 use asr_suite::case::Case;
 use asr_suite::protocol::{MAX_OUTPUTS, Reply};
 use std::path::{Path, PathBuf};

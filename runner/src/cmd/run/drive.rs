@@ -2,11 +2,9 @@
 //! process (per job) serves every role, every case gets exactly one result, and a case that
 //! the kit did not run says why.
 
-use super::adapter::{self, Fault, Input, Persistent, Stray, Talk};
-use super::produce::{self, Produced};
-use super::{
-    Progress, Settings, blank, from_fault, judged, produced as produced_result, request, supervise,
-};
+use super::{Progress, Settings, blank, from_fault, judged, produced as produced_result};
+use crate::adapter::produce::{self, Produced};
+use crate::adapter::{self, Fault, Input, Persistent, Stray, Talk, request, supervise};
 use asr_suite::case::Case;
 use asr_suite::conformance::{CaseResult, Outcome};
 use asr_suite::judge::Retention;

@@ -1,6 +1,7 @@
 //! `asr-ctk rules`.
 
-use crate::{Format, corpus, exit};
+use crate::format::Format;
+use crate::{corpus, exit};
 use anyhow::Result;
 use asr_suite::case::Case;
 use asr_suite::catalog::Catalog;

@@ -1,6 +1,7 @@
 //! `asr-ctk cases`: the corpus, listed and filtered.
 
-use crate::{Format, corpus, exit};
+use crate::format::Format;
+use crate::{corpus, exit};
 use anyhow::Result;
 use asr_suite::case::Verdict;
 use std::io::Write;

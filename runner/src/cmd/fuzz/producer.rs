@@ -8,15 +8,16 @@
 //! source fixture under `OUT/found/sources/<format>/` (provenance `fuzzed`, no golden), so
 //! that `asr-ctk run --cases OUT/found --role producer` runs it again.
 
+use super::promote;
 use super::{
     Args, Setup, Tally, brief, deadline, lock, next_iteration, per_second, rerun, run_jobs,
     say_promoted, setup, write_campaign_reports,
 };
+use crate::adapter::produce::{self, Produced};
+use crate::adapter::schema::SchemaCheck;
+use crate::adapter::side::{OneShotSide, Side};
+use crate::adapter::{Persistent, Talk, supervise};
 use crate::exit;
-use crate::run::adapter::{Persistent, Talk};
-use crate::run::produce::{self, Produced};
-use crate::run::side::{OneShotSide, Side};
-use crate::run::supervise;
 use anyhow::{Context, Result};
 use asr_suite::case::Status;
 use asr_suite::conformance::Failure;
@@ -130,12 +131,13 @@ pub(super) fn run(args: &Args) -> Result<u8> {
         promote_into,
         work,
     } = setup(args)?;
-    let command = crate::run::adapter_command(&args.adapter)?;
+    let command = crate::adapter::adapter_command(&args.adapter)?;
+    let schemas = SchemaCheck::new(false)?;
     let talk = Talk {
         timeout: timeouts.answer(ProtocolRole::Producer),
         start_timeout: timeouts.start,
         max_reply_bytes: limits.max_reply_bytes,
-        check: None,
+        check: &schemas,
         retention: None,
     };
     let mut targets = Vec::with_capacity(args.jobs);
@@ -210,7 +212,7 @@ pub(super) fn run(args: &Args) -> Result<u8> {
     print_summary(&tallies, &skips, counts, elapsed, args)?;
     if let Some(corpus) = promote_into {
         let found: Vec<PathBuf> = tallies.values().flat_map(|t| t.written.clone()).collect();
-        say_promoted(&crate::promote::promote_fixtures(&corpus, &found)?);
+        say_promoted(&promote::promote_fixtures(&corpus, &found)?);
     }
     Ok(if supervise::interrupted() {
         exit::INTERRUPTED
@@ -415,7 +417,7 @@ impl Target {
         let answer = match &mut self.producer {
             Producer::Persistent { side, argv } => {
                 let request =
-                    crate::run::request(&case, seq, ProtocolRole::Producer, side.by_path())
+                    crate::adapter::request(&case, seq, ProtocolRole::Producer, side.by_path())
                         .map_err(|e| anyhow::anyhow!(e))?;
                 if side.running.is_none() {
                     match Persistent::start(argv, talk) {

@@ -113,7 +113,7 @@ fn reference_adapter(limits: &LimitArgs, files: &[std::path::PathBuf]) -> Result
 #[cfg(target_os = "linux")]
 fn end_with_the_kit() {
     use nix::sys::signal::Signal;
-    let Some(token) = std::env::var_os(crate::run::supervise::TOKEN_VAR) else {
+    let Some(token) = std::env::var_os(crate::adapter::supervise::TOKEN_VAR) else {
         return;
     };
     let Some(kit) = token
@@ -147,7 +147,7 @@ fn is_ancestor(ancestor: u32, mut pid: u32) -> bool {
         if pid <= 1 {
             return false;
         }
-        let Some(parent) = crate::run::supervise::procfs::parent(pid) else {
+        let Some(parent) = crate::adapter::supervise::procfs::parent(pid) else {
             return false;
         };
         pid = parent;

@@ -48,7 +48,12 @@ pub enum ReportCommand {
     },
 }
 
-pub fn run(command: &ReportCommand) -> Result<u8> {
+/// Where each case a run's command line selects falls among the cases of its role, or `None`
+/// when the line is not one of `asr-ctk run` (the `run` command reads its own lines).
+pub type Positions =
+    for<'a> fn(&'a [Case], &[String]) -> Option<BTreeMap<(ProtocolRole, &'a str), usize>>;
+
+pub fn run(command: &ReportCommand, positions: Positions) -> Result<u8> {
     let ReportCommand::Merge {
         reports,
         out,
@@ -126,7 +131,7 @@ pub fn run(command: &ReportCommand) -> Result<u8> {
         } else {
             whole = Some(path);
         }
-        check_cases(path, &report, &by_name, &claimed, &corpus)?;
+        check_cases(path, &report, &by_name, &claimed, &corpus, positions)?;
         for case in &report.cases {
             if !seen.insert((case.name.clone(), case.role)) {
                 bail!(
@@ -196,8 +201,8 @@ pub fn run(command: &ReportCommand) -> Result<u8> {
         case.keep_within(KEPT_BYTES);
     }
     merged.summarize(Catalog::embedded());
-    let streams = crate::run::stream_files(&root, &corpus);
-    crate::run::write_reports(&merged, &root, &streams, out)?;
+    let streams = crate::write::stream_files(&root, &corpus);
+    crate::write::reports_and_summary(&merged, &root, &streams, out)?;
     // Held to expectations, the gate is theirs, as in `run`: known failures pass it.
     let failed = match &merged.expectations {
         Some(expected) => expected.regressions > 0,
@@ -257,7 +262,7 @@ fn merge_campaigns(reports: &[PathBuf], out: &Path) -> Result<u8> {
     let streams = asr_suite::fuzz::campaign::Campaign::from_report(&merged)
         .map(|c| c.stream_files())
         .unwrap_or_default();
-    crate::run::write_report_files(&merged, &root, &streams, out)?;
+    crate::write::reports(&merged, &root, &streams, out)?;
     let disagreed = merged.campaign.as_ref().map_or(0, |c| c.disagreed);
     if let Some(campaign) = &merged.campaign {
         println!(
@@ -413,9 +418,10 @@ fn check_cases(
     by_name: &BTreeMap<&str, &Case>,
     claimed: &[(usize, usize)],
     corpus: &[Case],
+    positions: Positions,
 ) -> Result<()> {
     let shown = path.display();
-    let positions = crate::run::positions(corpus, &report.command_line);
+    let positions = positions(corpus, &report.command_line);
     if positions.is_none() && !claimed.is_empty() {
         bail!(
             "report {shown} claims shards {} but its command line is no `asr-ctk run`: which cases are of those shards cannot be told",

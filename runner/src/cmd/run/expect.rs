@@ -2,7 +2,7 @@
 //! `asr_suite::expectations`).
 
 use anyhow::{Context, Result};
-pub use asr_suite::expectations::{Comparison, Expectations};
+pub use asr_suite::expectations::Expectations;
 use std::path::Path;
 
 /// Reads and checks an expectations file.

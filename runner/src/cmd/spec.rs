@@ -1,6 +1,7 @@
 //! `asr-ctk spec check`: the spec-change gate.
 
-use crate::{Format, corpus, exit};
+use crate::format::Format;
+use crate::{corpus, exit};
 use anyhow::{Context, Result};
 use asr_suite::case::Case;
 use asr_suite::catalog::{Catalog, SpecComparison};

@@ -1,6 +1,9 @@
 //! `asr-ctk validate`.
 
-use crate::{FindingsFormat, exit, progress};
+mod progress;
+
+use crate::exit;
+use crate::format::FindingsFormat;
 use anyhow::{Context, Result};
 use asr_suite::check::{CheckOptions, DEFAULT_MAX_LINE_BYTES, StreamReport, check_related};
 use asr_suite::render::escape_controls;

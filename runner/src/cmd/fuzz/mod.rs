@@ -7,13 +7,13 @@
 //! rule, the streams that exercised it, the disagreements charged to it and the cases found,
 //! with a verdict ([`asr_suite::fuzz::campaign`]).
 
+use crate::adapter::schema::SchemaCheck;
+use crate::adapter::side::{Answer, OneShotSide, Side};
+use crate::adapter::timeouts::StreamTimeoutArgs;
+use crate::adapter::{Talk, supervise};
 use crate::exit;
 use crate::limits::LimitArgs;
 use crate::role::{RoleArg, RunRole};
-use crate::run::adapter::Talk;
-use crate::run::side::{Answer, OneShotSide, Side};
-use crate::run::supervise;
-use crate::timeouts::StreamTimeoutArgs;
 use anyhow::{Context, Result};
 use arbitrary::Unstructured;
 use asr_suite::case::{
@@ -94,11 +94,11 @@ pub struct Args {
     limits: LimitArgs,
 }
 
-#[path = "fuzz_producer.rs"]
-mod fuzz_producer;
+mod producer;
+mod promote;
 
 impl Args {
-    /// The stream role fuzzed (a producer is fuzzed by [`fuzz_producer`]).
+    /// The stream role fuzzed (a producer is fuzzed by [`producer`]).
     fn stream_role(&self) -> RoleArg {
         match self.role {
             RunRole::Reader => RoleArg::Reader,
@@ -148,7 +148,7 @@ impl Tally {
 
 pub fn run(args: &Args) -> Result<u8> {
     if args.role == RunRole::Producer {
-        return fuzz_producer::run(args);
+        return producer::run(args);
     }
     let Setup {
         timeouts,
@@ -157,15 +157,16 @@ pub fn run(args: &Args) -> Result<u8> {
         work,
     } = setup(args)?;
     let command = if args.adapter == "reference" {
-        crate::run::reference_command(limits)?
+        crate::adapter::reference_command(limits)?
     } else {
-        crate::run::adapter_command(&args.adapter)?
+        crate::adapter::adapter_command(&args.adapter)?
     };
+    let schemas = SchemaCheck::new(false)?;
     let talk = Talk {
         timeout: timeouts.answer(args.role.protocol()),
         start_timeout: timeouts.start,
         max_reply_bytes: limits.max_reply_bytes,
-        check: None,
+        check: &schemas,
         retention: None,
     };
     let mut targets = Vec::with_capacity(args.jobs);
@@ -219,7 +220,7 @@ pub fn run(args: &Args) -> Result<u8> {
                 timeout: timeouts.answer(args.role.protocol()),
                 start_timeout: timeouts.start,
                 max_reply_bytes: limits.max_reply_bytes,
-                check: None,
+                check: &schemas,
                 retention: None,
             };
             let path = work.join(format!("stream-{job}"));
@@ -242,7 +243,7 @@ pub fn run(args: &Args) -> Result<u8> {
     print_summary(&tallies, iterations, elapsed, args)?;
     if let Some(corpus) = promote_into {
         let found: Vec<PathBuf> = tallies.values().flat_map(|t| t.written.clone()).collect();
-        say_promoted(&crate::promote::promote(&corpus, &found)?);
+        say_promoted(&promote::promote(&corpus, &found)?);
     }
     Ok(if supervise::interrupted() {
         exit::INTERRUPTED
@@ -479,7 +480,7 @@ fn write_campaign_reports(
     let stream_files = campaign.stream_files();
     let mut report = campaign.into_report(adapter);
     report.interrupted = supervise::interrupted();
-    crate::run::write_report_files(&report, &found_dir, &stream_files, out)
+    crate::write::reports(&report, &found_dir, &stream_files, out)
 }
 
 /// The command that runs the found cases of a campaign of `role` again.
@@ -493,7 +494,7 @@ fn rerun(args: &Args, role: &str) -> String {
 }
 
 /// Says what became of each case `--promote` took to the corpus.
-fn say_promoted(promoted: &[crate::promote::Promoted]) {
+fn say_promoted(promoted: &[promote::Promoted]) {
     for promoted in promoted {
         match &promoted.outcome {
             Ok((name, id)) => println!("promoted: {name} ({id})"),
@@ -508,7 +509,7 @@ fn say_promoted(promoted: &[crate::promote::Promoted]) {
 
 /// What a fuzz run of any role sets up from its arguments before it starts an adapter.
 struct Setup {
-    timeouts: crate::timeouts::Timeouts,
+    timeouts: crate::adapter::timeouts::Timeouts,
     limits: crate::limits::Limits,
     /// The corpus `--promote` adds to.
     promote_into: Option<PathBuf>,
@@ -526,7 +527,7 @@ fn setup(args: &Args) -> Result<Setup> {
     );
     let promote_into = args
         .promote
-        .then(|| crate::promote::corpus_root(args.cases.as_deref()))
+        .then(|| promote::corpus_root(args.cases.as_deref()))
         .transpose()?;
     let limits = args.limits.limits()?;
     let work = args.out.join("work");
