@@ -363,7 +363,7 @@ pub struct RuleResult {
     pub by_role: BTreeMap<ProtocolRole, RoleResult>,
     /// In a fuzz campaign's report: the streams that exercised the rule, the disagreements
     /// charged to it and the cases found under it; the verdict above is over them
-    /// ([`crate::fuzz::campaign`]), and the counts of cases above are of the found cases.
+    /// (`crate::fuzz::campaign`), and the counts of cases above are of the found cases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fuzz: Option<RuleCampaign>,
 }
@@ -487,7 +487,7 @@ pub struct RunReport {
     pub expectations: Option<ExpectationsResult>,
     /// In a fuzz campaign's report (`asr-ctk fuzz`): the role, the seed, the iterations run
     /// and the commands that repeat them; the cases are then the cases found, below
-    /// `OUT/found/` ([`crate::fuzz::campaign`]).
+    /// `OUT/found/` (`crate::fuzz::campaign`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub campaign: Option<CampaignResult>,
 }
@@ -776,7 +776,7 @@ pub fn rfc3339(secs: u64) -> String {
         .to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
-/// The campaign's part of its report ([`RunReport::campaign`]; written by [`crate::fuzz::campaign`]).
+/// The campaign's part of its report ([`RunReport::campaign`]; written by `crate::fuzz::campaign`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CampaignResult {
@@ -839,11 +839,11 @@ pub struct RuleCampaign {
     /// The broken iterations by clause: they add up to `broken`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub clauses: BTreeMap<String, u64>,
-    /// Iterations with a disagreement charged to this rule, by kind ([`crate::fuzz::campaign::ChargeKind`]'s names).
+    /// Iterations with a disagreement charged to this rule, by kind (`crate::fuzz::campaign::ChargeKind`'s names).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub disagreements: BTreeMap<String, u64>,
     /// Of `disagreements` (an iteration once a kind): those whose every charge of that kind
-    /// to this rule is non-strict ([`crate::fuzz::campaign::Charge::non_strict`]).
+    /// to this rule is non-strict (`crate::fuzz::campaign::Charge::non_strict`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub non_strict: u64,
     /// The found cases charged to this rule (names below `OUT/found/`, as the report's

@@ -1,7 +1,10 @@
-//! Realistic ASR streams, generated deterministically from a seed: a coding session with
-//! prompts, reasoning, answers, tool traffic, plans and their revisions, subagents and their
-//! state changes, and chat deliveries; optionally, now and then a tool output of megabytes.
-//! Used by the benchmarks, and as a valid baseline for mutation.
+//! Streams of any size for measuring the kit: a coding session's mix (prompts, reasoning,
+//! answers, tool traffic, plans and their revisions, subagents and their state changes, chat
+//! deliveries; now and then, if asked, a tool output of megabytes), written deterministically
+//! from a seed up to a byte count, valid throughout. The benchmarks and the tests of size,
+//! memory and threading read them. `crate::fuzz::generator` has the other job: small
+//! streams from arbitrary bytes that reach every record shape the spec allows, for the fuzz
+//! targets and mutators.
 
 use std::io::{self, Write};
 

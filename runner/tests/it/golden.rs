@@ -40,6 +40,11 @@ struct Invocation {
     json_lines: bool,
     /// A path (from the repository root) without which the invocation is skipped.
     needs: Option<&'static str>,
+    /// Its standard output is one SARIF log: the file keeps of `tool.driver.rules` only the
+    /// rules its results cite. The whole table is the catalog's (a test of the SARIF
+    /// renderer holds it to the catalog), so that a rule added to the catalog rewrites the
+    /// rule tables' files alone.
+    cited_rules: bool,
 }
 
 const fn kit(args: &'static [&'static str]) -> Invocation {
@@ -47,6 +52,7 @@ const fn kit(args: &'static [&'static str]) -> Invocation {
         args,
         json_lines: false,
         needs: None,
+        cited_rules: false,
     }
 }
 
@@ -54,6 +60,13 @@ impl Invocation {
     const fn json_lines(self) -> Self {
         Invocation {
             json_lines: true,
+            ..self
+        }
+    }
+
+    const fn cited_rules(self) -> Self {
+        Invocation {
+            cited_rules: true,
             ..self
         }
     }
@@ -107,7 +120,7 @@ golden! {
     validate_invalid_json: kit(&["validate", "--format", "json", INVALID]).json_lines();
     validate_not_json_human: kit(&["validate", NOT_JSON]);
     validate_not_json_json: kit(&["validate", "--format", "json", NOT_JSON]).json_lines();
-    validate_sarif: kit(&["validate", "--format", "sarif", VALID, INVALID, NOT_JSON]);
+    validate_sarif: kit(&["validate", "--format", "sarif", VALID, INVALID, NOT_JSON]).cited_rules();
     read: kit(&["read", VALID]);
     spec_check_human: kit(&["spec", "check", "--spec", SPEC]).needs(SPEC);
     spec_check_json: kit(&["spec", "check", "--spec", SPEC, "--format", "json"])
@@ -223,7 +236,12 @@ fn render(test: &str, invocation: Invocation, output: &Output) -> Result<String,
             let _ = writeln!(file, "{}", output.status);
         }
     }
-    let stdout = utf8(test, "stdout", &output.stdout)?;
+    let mut stdout = utf8(test, "stdout", &output.stdout)?.to_owned();
+    if invocation.cited_rules {
+        stdout = cited_rules_only(&stdout).map_err(|e| format!("golden::{test}: stdout {e}"))?;
+        file.push_str("# tool.driver.rules: only the rules the results cite\n");
+    }
+    let stdout = stdout.as_str();
     if invocation.json_lines {
         section_of_json(&mut file, &normalize(stdout))
             .map_err(|e| format!("golden::{test}: stdout {e}: {stdout}"))?;
@@ -236,6 +254,33 @@ fn render(test: &str, invocation: Invocation, output: &Output) -> Result<String,
         &normalize(utf8(test, "stderr", &output.stderr)?),
     );
     Ok(file)
+}
+
+/// A SARIF log (as the kit prints it: pretty JSON and a newline) with each run's
+/// `tool.driver.rules` cut to the rules its results cite.
+fn cited_rules_only(text: &str) -> Result<String, String> {
+    let mut log: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("is no JSON: {e}"))?;
+    let printed = serde_json::to_string_pretty(&log).map_err(|e| e.to_string())? + "\n";
+    if printed != text {
+        return Err("is not JSON as serde_json prints it: cutting its rules would hide that".into());
+    }
+    for run in log["runs"].as_array_mut().ok_or("has no runs")? {
+        let cited: std::collections::BTreeSet<String> = run["results"]
+            .as_array()
+            .ok_or("has a run without results")?
+            .iter()
+            .filter_map(|r| r["ruleId"].as_str().map(str::to_owned))
+            .collect();
+        let rules = run["tool"]["driver"]["rules"]
+            .as_array_mut()
+            .ok_or("has a run without tool.driver.rules")?;
+        rules.retain(|r| r["id"].as_str().is_some_and(|id| cited.contains(id)));
+        if rules.len() != cited.len() {
+            return Err(format!("cites rules its table lacks: {cited:?}"));
+        }
+    }
+    Ok(serde_json::to_string_pretty(&log).map_err(|e| e.to_string())? + "\n")
 }
 
 fn utf8<'a>(test: &str, stream: &str, bytes: &'a [u8]) -> Result<&'a str, String> {
