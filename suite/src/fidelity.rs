@@ -172,8 +172,9 @@ impl Source {
             .map(|(_, bytes)| bytes)
             .ok_or_else(|| format!("the source has no file {:?}", place.file))?;
         let text = match place.line {
-            Some(line) => bytes
-                .split(|b| *b == b'\n')
+            Some(line) => crate::lines::split(bytes)
+                .with_final_empty()
+                .bytes()
                 .nth(line.checked_sub(1).ok_or("line 0 is no line")?)
                 .ok_or_else(|| format!("{} has no line {line}", place.file))?,
             None => bytes.as_slice(),
@@ -279,17 +280,15 @@ pub fn evaluate(
     let records: Vec<Found<'_>> = streams
         .iter()
         .flat_map(|(stream, bytes)| {
-            bytes
-                .split(|b| *b == b'\n')
-                .enumerate()
-                .filter_map(move |(n, line)| {
+            crate::lines::split(bytes).filter_map(move |(number, line)| {
                     let value: Value = serde_json::from_slice(line).ok()?;
+                    let value = crate::model::with_effective_parts(&value);
                     value.is_object().then(|| Found {
                         stream,
                         name: value
                             .get("id")
                             .and_then(Value::as_str)
-                            .map_or_else(|| format!("on line {}", n + 1), str::to_owned),
+                            .map_or_else(|| format!("on line {number}"), str::to_owned),
                         value,
                     })
                 })

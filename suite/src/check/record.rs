@@ -3,6 +3,7 @@
 
 use super::{FORMAT_VERSION, Finding};
 use crate::diagnostic::pointer_join;
+use crate::model;
 use crate::rule;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -139,39 +140,51 @@ fn plan_entries(entries: &[Value], findings: &mut Vec<Finding>) {
     }
 }
 
+/// What the checker takes a message's author and origin to be, in each unit it judges them
+/// in (each part that is an object, else the message): the values, of any JSON type, and
+/// where the author is written. A test holds it to the reading and the fidelity view.
+pub(crate) fn judged_units(record: &Map<String, Value>) -> Vec<JudgedUnit<'_>> {
+    model::units(record)
+        .into_iter()
+        .map(|unit| {
+            let author = unit.effective("author");
+            JudgedUnit {
+                author: author.value,
+                author_at: author.pointer("author"),
+                origin: unit.effective("origin").value,
+                phase: unit.effective("phase").value,
+            }
+        })
+        .collect()
+}
+
+/// One unit's author, origin and phase, as the checker judges them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct JudgedUnit<'a> {
+    /// The effective author.
+    pub(crate) author: Option<&'a Value>,
+    /// Where it is written.
+    pub(crate) author_at: String,
+    /// The effective origin.
+    pub(crate) origin: Option<&'a Value>,
+    /// The effective phase.
+    pub(crate) phase: Option<&'a Value>,
+}
+
 /// ASR-205, with the part-level values of ASR-224: content whose effective origin is
 /// `notice` is a stored harness notice, so its effective author is `harness` and the
 /// message's audience (a member only messages have) is `user`. A part's own author or origin
 /// applies to it whatever its JSON type, so a malformed one is reported once, for its type,
 /// and never stands in for a notice or for harness. Without parts, the message's own values.
 fn harness_notices(record: &Map<String, Value>, findings: &mut Vec<Finding>) {
-    let parts: Vec<(usize, &Map<String, Value>)> = match record.get("content") {
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .enumerate()
-            .filter_map(|(n, part)| Some((n, part.as_object()?)))
-            .collect(),
-        _ => Vec::new(),
-    };
     // Each notice's author: the value and where it is written (the message's, when the part
     // carries none).
     let mut authors: Vec<(Option<&Value>, String)> = Vec::new();
-    let units: Vec<Option<(usize, &Map<String, Value>)>> = if parts.is_empty() {
-        vec![None]
-    } else {
-        parts.iter().copied().map(Some).collect()
-    };
-    for unit in units {
-        let own =
-            |key: &str| unit.and_then(|(n, p)| Some((p.get(key)?, format!("/content/{n}/{key}"))));
-        let origin = own("origin").map_or_else(|| record.get("origin"), |(v, _)| Some(v));
-        if origin.and_then(Value::as_str) != Some("notice") {
+    for unit in judged_units(record) {
+        if unit.origin.and_then(Value::as_str) != Some("notice") {
             continue;
         }
-        let author = own("author").map_or_else(
-            || (record.get("author"), "/author".to_owned()),
-            |(v, at)| (Some(v), at),
-        );
+        let author = (unit.author, unit.author_at);
         if !authors.iter().any(|(_, at)| *at == author.1) {
             authors.push(author);
         }

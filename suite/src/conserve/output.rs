@@ -38,11 +38,9 @@ pub(super) fn parse(outputs: &[(&str, &[u8])]) -> Vec<Vec<(usize, Map<String, Va
         .iter()
         .map(|(_, bytes)| {
             let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-            bytes
-                .split(|b| *b == b'\n')
-                .enumerate()
+            crate::lines::split(bytes)
                 .filter_map(|(n, line)| match serde_json::from_slice::<Value>(line) {
-                    Ok(Value::Object(object)) => Some((n + 1, object)),
+                    Ok(Value::Object(object)) => Some((n, object)),
                     _ => None,
                 })
                 .collect()

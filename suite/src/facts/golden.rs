@@ -169,7 +169,7 @@ impl Golden {
         };
         for (name, bytes) in streams {
             let mut records = Vec::new();
-            for line in bytes.split(|b| *b == b'\n') {
+            for line in crate::lines::split(bytes).bytes() {
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }

@@ -60,8 +60,8 @@ impl Kinds {
         // A reader may read past a byte order mark before the header (decision
         // byte-order-mark): so do these kinds.
         let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        let objects: Vec<Map<String, Value>> = bytes
-            .split(|b| *b == b'\n')
+        let objects: Vec<Map<String, Value>> = crate::lines::split(bytes)
+            .bytes()
             .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
             .filter_map(|line| {
                 let value = serde_json::from_slice::<Value>(line).ok();
@@ -377,7 +377,10 @@ impl Kinds {
 /// The reference's reading of `bytes` with every line whose id a later line repeats left
 /// out, so that the last line of each repeated id is its record; `None` when no id repeats.
 fn last_wins(bytes: &[u8]) -> Option<Value> {
-    let lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+    let lines: Vec<&[u8]> = crate::lines::split(bytes)
+        .with_final_empty()
+        .bytes()
+        .collect();
     let ids: Vec<Option<String>> = lines
         .iter()
         .enumerate()

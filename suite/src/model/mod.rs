@@ -28,10 +28,14 @@
 mod index;
 mod layout;
 mod outline;
+mod part;
+mod tags;
 
 pub use index::{Added, RecordIndex};
 pub use layout::{Layout, Standing};
 pub use outline::Outline;
+pub use tags::{Declared, DeclaredInherits, Originality};
+pub use part::{At, Effective, PART_DEFAULTS, Part, Unit, parts, parts_of, units, with_effective_parts};
 
 use crate::refs::{DerivedEntry, derived_entry, own_session_ref, parse_session_ref};
 use serde_json::{Map, Value};
@@ -318,6 +322,8 @@ pub struct Inherits<'a> {
     pub from: Option<&'a str>,
     /// `localThroughId`, when it is a non-empty string.
     pub local_through_id: Option<&'a str>,
+    /// `localThroughId` is there, whatever its JSON type.
+    pub names_local_through: bool,
 }
 
 impl<'a> Lineage<'a> {
@@ -329,6 +335,7 @@ impl<'a> Lineage<'a> {
                 mode: text("mode"),
                 from: text("from"),
                 local_through_id: text("localThroughId").filter(|t| !t.is_empty()),
+                names_local_through: i.contains_key("localThroughId"),
             }
         });
         let names_parent = PARENT_FACETS.iter().any(|f| object.contains_key(*f))
