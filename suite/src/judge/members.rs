@@ -16,7 +16,7 @@
 //! assert_eq!(kinds.rule("/records/r1/type").as_deref(), Some("ASR-X-010"));
 //! ```
 
-use crate::reading::Originality;
+use crate::model::{Declared, Layout, Record, Standing};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
@@ -73,52 +73,20 @@ impl Kinds {
                 _ => None,
             })
             .collect();
-        let header = objects
-            .first()
-            .filter(|h| h.get("type").and_then(Value::as_str) == Some("session"));
-        let mirror = header
-            .and_then(|h| h.get("authority"))
-            .and_then(Value::as_str)
-            == Some("mirror");
-        let inherits_mode = |object: &Map<String, Value>| {
-            object
-                .get("lineage")
-                .and_then(|l| l.get("inherits"))
-                .and_then(|i| i.get("mode"))
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        };
-        // The effective inherits (the header's, replaced by each declaration's, decision
-        // effective-inherits) declares the prefix: an inherits a later declaration replaced
-        // declares none.
-        let effective = objects
+        // The header and what it and the declarations say of every record, as the reader
+        // places them (one layout, one account of the stream: `model::Declared`).
+        let mut layout = Layout::default();
+        let mut declared = Declared::default();
+        let standings: Vec<Standing> = objects
             .iter()
             .enumerate()
-            .filter(|(n, o)| {
-                (*n == 0 && header.is_some())
-                    || o.get("type").and_then(Value::as_str) == Some("declaration")
+            .map(|(n, object)| {
+                let record = Record::new(object);
+                let standing = layout.stand(n + 1, record.kind);
+                declared.take(standing, &record);
+                standing
             })
-            .filter(|(_, o)| {
-                o.get("lineage")
-                    .and_then(|l| l.get("inherits"))
-                    .is_some_and(Value::is_object)
-            })
-            .map(|(_, o)| o)
-            .next_back();
-        let prefix = effective.is_some_and(|o| {
-            inherits_mode(o).as_deref() == Some("copied")
-                && o.get("lineage")
-                    .and_then(|l| l.get("inherits"))
-                    .is_some_and(|i| i.get("localThroughId").is_some())
-        });
-        // A stream a wrapper ran through a backing session (executedBy): ASR-423 says what
-        // that makes of its records' originality.
-        let executed = objects
-            .iter()
-            .any(|o| o.get("lineage").and_then(|l| l.get("executedBy")).is_some());
-        let rendered = objects
-            .iter()
-            .any(|o| inherits_mode(o).as_deref() == Some("rendered"));
+            .collect();
         // What the reference reads of each record: its originality and whether a revision
         // supersedes it decide which rule a member that depends on them comes from.
         let reference = crate::reading::read_bytes(bytes).reading;
@@ -132,15 +100,16 @@ impl Kinds {
             last_wins: last_wins(bytes),
             ..Kinds::default()
         };
-        for (n, object) in objects.iter().enumerate() {
-            let Some(id) = object.get("id").and_then(Value::as_str) else {
+        for (object, standing) in objects.iter().zip(standings) {
+            let record = Record::new(object);
+            let Some(id) = record.id else {
                 continue;
             };
-            if n == 0 && header.is_some() {
+            if standing == Standing::Header {
                 kinds.header = Some(id.to_owned());
                 continue;
             }
-            if kinds.header.as_deref() == Some(id) {
+            if declared.header_id.as_deref() == Some(id) {
                 // A later line with the header's id: listing it is ASR-X-009's matter (the
                 // header keeps its id), not the header's.
                 kinds.header_repeated = true;
@@ -157,47 +126,13 @@ impl Kinds {
                 continue;
             }
             kinds.records.insert(id.to_owned());
-            let kind = object.get("type").and_then(Value::as_str).unwrap_or("");
-            let mut tags = vec![kind.to_owned()];
-            if object.contains_key("copiedFrom") {
-                tags.push("copied".into());
-            }
-            if mirror {
-                tags.push("mirror".into());
-            }
-            // ASR-415 decides the originality of every record of a stream declaring a copied
-            // prefix, declarations too ("other than the header and declaration records").
-            if prefix {
-                tags.push("prefix".into());
-            }
-            if executed {
-                tags.push("executed".into());
-            }
-            if kind == "message" && (rendered || object.contains_key("derivedFrom")) {
-                tags.push("rendered".into());
-            }
-            if object.get("status").and_then(Value::as_str) == Some("withdrawn") {
-                tags.push("withdrawn".into());
-            }
-            // What the user saw beside (or instead of) what the model received: a reader that
-            // reads it into the parts presents display as content (ASR-238, after ASR-207).
+            let kind = record.kind.unwrap_or("");
             let display = kind == "message" && object.contains_key("displayContent");
-            if display {
-                tags.push("display".into());
-            }
-            if let Some(read) = reference.records.get(id) {
-                tags.push(
-                    match read.originality {
-                        Originality::Original => "original",
-                        Originality::Copy => "copy",
-                        Originality::Unknown => "unknown",
-                    }
-                    .into(),
-                );
-                if read.superseded {
-                    tags.push("superseded".into());
-                }
-            }
+            let read = reference
+                .records
+                .get(id)
+                .map(|read| (read.originality, read.superseded));
+            let tags = declared.record_tags(&record, read);
             kinds.record_tags.insert(id.to_owned(), tags);
             if kind == "message" {
                 let parts = object.get("content").and_then(Value::as_array);
