@@ -140,35 +140,36 @@ fn plan_entries(entries: &[Value], findings: &mut Vec<Finding>) {
     }
 }
 
-/// What the checker takes a message's author and origin to be, in each unit it judges them
-/// in (each part that is an object, else the message): the values, of any JSON type, and
-/// where the author is written. A test holds it to the reading and the fidelity view.
+/// What the checker takes a message's author, origin and phase to be, in each unit it
+/// judges them in (each part that is an object, else the message): the model's effective
+/// values, of any JSON type, with where each is written. A test holds it to the reading and
+/// to what fidelity assertions see (`model/agreement.rs`).
 pub(crate) fn judged_units(record: &Map<String, Value>) -> Vec<JudgedUnit<'_>> {
     model::units(record)
         .into_iter()
-        .map(|unit| {
-            let author = unit.effective("author");
-            JudgedUnit {
-                author: author.value,
-                author_at: author.pointer("author"),
-                origin: unit.effective("origin").value,
-                phase: unit.effective("phase").value,
-            }
+        .map(|unit| JudgedUnit {
+            index: match unit {
+                model::Unit::Part(part) => Some(part.index),
+                model::Unit::Message(_) => None,
+            },
+            author: unit.effective("author"),
+            origin: unit.effective("origin"),
+            phase: unit.effective("phase"),
         })
         .collect()
 }
 
 /// One unit's author, origin and phase, as the checker judges them.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct JudgedUnit<'a> {
+    /// The part's index in `content`; `None` for the message without parts.
+    pub(crate) index: Option<usize>,
     /// The effective author.
-    pub(crate) author: Option<&'a Value>,
-    /// Where it is written.
-    pub(crate) author_at: String,
+    pub(crate) author: model::Effective<'a>,
     /// The effective origin.
-    pub(crate) origin: Option<&'a Value>,
+    pub(crate) origin: model::Effective<'a>,
     /// The effective phase.
-    pub(crate) phase: Option<&'a Value>,
+    pub(crate) phase: model::Effective<'a>,
 }
 
 /// ASR-205, with the part-level values of ASR-224: content whose effective origin is
@@ -181,10 +182,10 @@ fn harness_notices(record: &Map<String, Value>, findings: &mut Vec<Finding>) {
     // carries none).
     let mut authors: Vec<(Option<&Value>, String)> = Vec::new();
     for unit in judged_units(record) {
-        if unit.origin.and_then(Value::as_str) != Some("notice") {
+        if unit.origin.as_str() != Some("notice") {
             continue;
         }
-        let author = (unit.author, unit.author_at);
+        let author = (unit.author.value, unit.author.pointer("author"));
         if !authors.iter().any(|(_, at)| *at == author.1) {
             authors.push(author);
         }
@@ -256,6 +257,12 @@ fn format_version(record: &Map<String, Value>, findings: &mut Vec<Finding>) {
         }
     }
 }
+
+// The agreement of the checker, the reader and fidelity assertions lives with the model it
+// holds them to; it is compiled here because what the checker judged is private to it.
+#[cfg(test)]
+#[path = "../model/agreement.rs"]
+mod agreement;
 
 #[cfg(test)]
 mod tests {
