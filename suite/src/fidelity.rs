@@ -511,7 +511,14 @@ mod tests {
             run(json!({"rule": "ASR-224", "select": select, "pointer": pointer, "check": check}))
         };
         let user = json!({"type": ["message"], "where": {"/messageId": "u1"}});
-        assert!(at_part(user.clone(), "/content/0/author", json!({"equals": "human"})).is_empty());
+        assert!(
+            at_part(
+                user.clone(),
+                "/content/0/author",
+                json!({"equals": "human"})
+            )
+            .is_empty()
+        );
         assert_eq!(
             at_part(user, "/content/0/author", json!("absent")).len(),
             1,

@@ -135,6 +135,7 @@ impl<'a> Split<'a> {
     /// Also yields the empty piece after a final `\n` (and the one empty piece of an empty
     /// stream): every piece between `\n`s, for a caller that indexes lines the way a
     /// splitter at each `\n` numbers them, or joins them back byte for byte.
+    #[must_use]
     pub fn with_final_empty(mut self) -> Self {
         self.final_empty = true;
         self
@@ -151,18 +152,15 @@ impl<'a> Iterator for Split<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let rest = self.rest?;
-        let line = match memchr::memchr(b'\n', rest) {
-            Some(at) => {
-                self.rest = Some(&rest[at + 1..]);
-                &rest[..at]
+        let line = if let Some(at) = memchr::memchr(b'\n', rest) {
+            self.rest = Some(&rest[at + 1..]);
+            &rest[..at]
+        } else {
+            self.rest = None;
+            if rest.is_empty() && !self.final_empty {
+                return None;
             }
-            None => {
-                self.rest = None;
-                if rest.is_empty() && !self.final_empty {
-                    return None;
-                }
-                rest
-            }
+            rest
         };
         self.number += 1;
         Some((self.number, line))

@@ -31,7 +31,9 @@ fn corpus_streams() -> Vec<PathBuf> {
             if path.is_dir() {
                 // A source fixture's `source/` holds the native transcript, no ASR stream.
                 let native = path.file_name().is_some_and(|n| n == "source")
-                    && path.parent().is_some_and(|p| p.join("fixture.json").is_file());
+                    && path
+                        .parent()
+                        .is_some_and(|p| p.join("fixture.json").is_file());
                 if !native {
                     stack.push(path);
                 }
@@ -145,7 +147,9 @@ fn record_disagreements(
             ));
         }
         if !has(read.originality.as_str()) || has("superseded") != read.superseded {
-            out.push(format!("{id}: the judge's tags {tags:?}, the reading {read:?}"));
+            out.push(format!(
+                "{id}: the judge's tags {tags:?}, the reading {read:?}"
+            ));
         }
         let expected = if has("copied") {
             Some(crate::model::Originality::Copy)
@@ -184,12 +188,15 @@ fn part_disagreements(
         for (key, effective) in fields {
             // The checker's value is the one written where it points.
             let written = match (effective.at, unit.index) {
-                (At::Part(n), Some(m)) if n == m => content
-                    .and_then(|c| c.get(n))
-                    .and_then(|p| p.get(key)),
+                (At::Part(n), Some(m)) if n == m => {
+                    content.and_then(|c| c.get(n)).and_then(|p| p.get(key))
+                }
                 (At::Message, _) => message.get(key),
                 _ => {
-                    out.push(format!("the checker's {key} of a unit is at {:?}", effective.at));
+                    out.push(format!(
+                        "the checker's {key} of a unit is at {:?}",
+                        effective.at
+                    ));
                     continue;
                 }
             };

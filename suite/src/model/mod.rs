@@ -34,8 +34,10 @@ mod tags;
 pub use index::{Added, RecordIndex};
 pub use layout::{Layout, Standing};
 pub use outline::Outline;
+pub use part::{
+    At, Effective, PART_DEFAULTS, Part, Unit, parts, parts_of, units, with_effective_parts,
+};
 pub use tags::{Declared, DeclaredInherits, Originality};
-pub use part::{At, Effective, PART_DEFAULTS, Part, Unit, parts, parts_of, units, with_effective_parts};
 
 use crate::refs::{DerivedEntry, derived_entry, own_session_ref, parse_session_ref};
 use serde_json::{Map, Value};

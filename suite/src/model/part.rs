@@ -194,7 +194,10 @@ pub fn with_effective_parts(record: &Value) -> Value {
                 .iter()
                 .filter_map(|key| {
                     let effective = p.effective(key)?;
-                    Some((*key, effective.value.filter(|_| effective.at == At::Message)?))
+                    Some((
+                        *key,
+                        effective.value.filter(|_| effective.at == At::Message)?,
+                    ))
                 })
                 .collect();
             (p.index, taken)
@@ -228,7 +231,13 @@ mod tests {
         assert_eq!(parts[0].author.pointer("author"), "/content/0/author");
         assert_eq!(parts[0].origin.pointer("origin"), "/origin");
         assert_eq!(parts[1].origin.value, Some(&Value::Null));
-        assert_eq!(parts[1].phase, Effective { value: None, at: At::Message });
+        assert_eq!(
+            parts[1].phase,
+            Effective {
+                value: None,
+                at: At::Message
+            }
+        );
         // The reading's view: a wrong-typed member reads as absent.
         assert_eq!(parts[0].text("author"), Some("model"));
         assert_eq!(parts[1].text("origin"), Some("notice"));

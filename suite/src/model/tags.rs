@@ -136,7 +136,11 @@ impl Declared {
     /// rendered stream, or one with `derivedFrom`), `withdrawn`, `display` (a message with
     /// `displayContent`); then, when it is read (`read`: its originality, and whether a
     /// later record supersedes it), `original`, `copy` or `unknown`, and `superseded`.
-    pub fn record_tags(&self, record: &Record<'_>, read: Option<(Originality, bool)>) -> Vec<String> {
+    pub fn record_tags(
+        &self,
+        record: &Record<'_>,
+        read: Option<(Originality, bool)>,
+    ) -> Vec<String> {
         let kind = record.kind.unwrap_or("");
         let message = kind == "message";
         let mut tags = vec![kind.to_owned()];
@@ -213,7 +217,10 @@ mod tests {
         assert_eq!(stream.mode(), Some("none"));
         // The tags read any line's lineage for a rendered stream.
         assert!(stream.rendered);
-        assert_eq!(stream.originality(false, false, false), Originality::Original);
+        assert_eq!(
+            stream.originality(false, false, false),
+            Originality::Original
+        );
     }
 
     #[test]
@@ -225,9 +232,24 @@ mod tests {
         let record = Record::new(message.as_object().expect("an object"));
         assert_eq!(
             stream.record_tags(&record, Some((Originality::Copy, true))),
-            ["message", "copied", "prefix", "rendered", "withdrawn", "display", "copy", "superseded"]
+            [
+                "message",
+                "copied",
+                "prefix",
+                "rendered",
+                "withdrawn",
+                "display",
+                "copy",
+                "superseded"
+            ]
         );
-        assert_eq!(stream.originality(false, false, true), Originality::Original);
-        assert_eq!(stream.originality(false, false, false), Originality::Unknown);
+        assert_eq!(
+            stream.originality(false, false, true),
+            Originality::Original
+        );
+        assert_eq!(
+            stream.originality(false, false, false),
+            Originality::Unknown
+        );
     }
 }
