@@ -109,7 +109,7 @@ impl Kinds {
                 kinds.header = Some(id.to_owned());
                 continue;
             }
-            if declared.header_id.as_deref() == Some(id) {
+            if kinds.header.as_deref() == Some(id) {
                 // A later line with the header's id: listing it is ASR-X-009's matter (the
                 // header keeps its id), not the header's.
                 kinds.header_repeated = true;

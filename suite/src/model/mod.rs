@@ -1,7 +1,9 @@
 //! The typed view of a record, shared by the checker and the reference reader so that both
 //! understand a stream the same way: which line is the header and which lines are
 //! records ([`Layout`]), what a record is, names and references ([`Record`], [`Lineage`]),
-//! and how references resolve ([`RecordIndex`]).
+//! how references resolve ([`RecordIndex`]), what the header and the declarations say of
+//! every record and the tags a record has by them ([`Declared`], [`Originality`]), and each
+//! content part's effective author, origin and phase ([`Part`], [`parts`], ASR-224).
 //!
 //! A view is built once per line from the parsed object, in one pass over its members; it
 //! borrows every text from the object and keeps the object itself for what it does not
