@@ -43,6 +43,38 @@ pub(crate) fn check(record: &Map<String, Value>) -> Vec<Finding> {
     findings
 }
 
+/// What the checker takes a message's author, origin and phase to be, in each unit it
+/// judges them in (each part that is an object, else the message): the model's effective
+/// values, of any JSON type, with where each is written. A test holds it to the reading and
+/// to what fidelity assertions see (`model/agreement.rs`).
+pub(crate) fn judged_units(record: &Map<String, Value>) -> Vec<JudgedUnit<'_>> {
+    model::units(record)
+        .into_iter()
+        .map(|unit| JudgedUnit {
+            index: match unit {
+                model::Unit::Part(part) => Some(part.index),
+                model::Unit::Message(_) => None,
+            },
+            author: unit.effective("author"),
+            origin: unit.effective("origin"),
+            phase: unit.effective("phase"),
+        })
+        .collect()
+}
+
+/// One unit's author, origin and phase, as the checker judges them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct JudgedUnit<'a> {
+    /// The part's index in `content`; `None` for the message without parts.
+    pub(crate) index: Option<usize>,
+    /// The effective author.
+    pub(crate) author: model::Effective<'a>,
+    /// The effective origin.
+    pub(crate) origin: model::Effective<'a>,
+    /// The effective phase.
+    pub(crate) phase: model::Effective<'a>,
+}
+
 /// ASR-233: `derivation.from` names another part of the same array.
 fn derivations(parts: &[Value], base: &str, findings: &mut Vec<Finding>) {
     for (index, part) in parts.iter().enumerate() {
@@ -138,38 +170,6 @@ fn plan_entries(entries: &[Value], findings: &mut Vec<Finding>) {
             }
         }
     }
-}
-
-/// What the checker takes a message's author, origin and phase to be, in each unit it
-/// judges them in (each part that is an object, else the message): the model's effective
-/// values, of any JSON type, with where each is written. A test holds it to the reading and
-/// to what fidelity assertions see (`model/agreement.rs`).
-pub(crate) fn judged_units(record: &Map<String, Value>) -> Vec<JudgedUnit<'_>> {
-    model::units(record)
-        .into_iter()
-        .map(|unit| JudgedUnit {
-            index: match unit {
-                model::Unit::Part(part) => Some(part.index),
-                model::Unit::Message(_) => None,
-            },
-            author: unit.effective("author"),
-            origin: unit.effective("origin"),
-            phase: unit.effective("phase"),
-        })
-        .collect()
-}
-
-/// One unit's author, origin and phase, as the checker judges them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct JudgedUnit<'a> {
-    /// The part's index in `content`; `None` for the message without parts.
-    pub(crate) index: Option<usize>,
-    /// The effective author.
-    pub(crate) author: model::Effective<'a>,
-    /// The effective origin.
-    pub(crate) origin: model::Effective<'a>,
-    /// The effective phase.
-    pub(crate) phase: model::Effective<'a>,
 }
 
 /// ASR-205, with the part-level values of ASR-224: content whose effective origin is

@@ -16,7 +16,7 @@
 //! assert_eq!(kinds.rule("/records/r1/type").as_deref(), Some("ASR-X-010"));
 //! ```
 
-use crate::model::{Declared, Layout, Record, Standing};
+use crate::model::{self, Declared, Record, Standing};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
@@ -56,37 +56,21 @@ impl Kinds {
     /// The kinds of the records and parts of a stream (lines that are not JSON objects, and
     /// the header, are left out; a repeated id keeps its first record).
     pub fn of_stream(bytes: &[u8]) -> Self {
-        let mut unread = false;
         // A reader may read past a byte order mark before the header (decision
         // byte-order-mark): so do these kinds.
         let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        let objects: Vec<Map<String, Value>> = crate::lines::split(bytes)
-            .bytes()
-            .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
-            .filter_map(|line| {
-                let value = serde_json::from_slice::<Value>(line).ok();
-                unread |= value.is_none();
-                value
-            })
-            .filter_map(|value| match value {
-                Value::Object(object) => Some(object),
-                _ => None,
-            })
-            .collect();
         // The header and what it and the declarations say of every record, as the reader
         // places them (one layout, one account of the stream: `model::Declared`).
-        let mut layout = Layout::default();
+        let mut placed = model::placed(bytes);
         let mut declared = Declared::default();
-        let standings: Vec<Standing> = objects
-            .iter()
-            .enumerate()
-            .map(|(n, object)| {
-                let record = Record::new(object);
-                let standing = layout.stand(n + 1, record.kind);
-                declared.take(standing, &record);
-                standing
+        let (objects, standings): (Vec<Map<String, Value>>, Vec<Standing>) = placed
+            .by_ref()
+            .map(|(_, object, standing)| {
+                declared.take(standing, &Record::new(&object));
+                (object, standing)
             })
-            .collect();
+            .unzip();
+        let unread = placed.unread();
         // What the reference reads of each record: its originality and whether a revision
         // supersedes it decide which rule a member that depends on them comes from.
         let reference = crate::reading::read_bytes(bytes).reading;

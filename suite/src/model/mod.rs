@@ -34,7 +34,7 @@ mod part;
 mod tags;
 
 pub use index::{Added, RecordIndex};
-pub use layout::{Layout, Standing};
+pub use layout::{Layout, Placed, Standing, placed};
 pub use outline::Outline;
 pub use part::{
     At, Effective, PART_DEFAULTS, Part, Unit, parts, parts_of, units, with_effective_parts,
