@@ -300,13 +300,16 @@ fn last_wins(bytes: &[u8]) -> Option<Value> {
         .with_final_empty()
         .bytes()
         .collect();
+    // The header (the layout's) keeps its id: a later line with it is no record either way.
+    let header = model::placed(bytes)
+        .find(|(_, _, standing)| *standing == Standing::Header)
+        .map(|(number, ..)| number - 1);
     let ids: Vec<Option<String>> = lines
         .iter()
         .enumerate()
         .map(|(n, line)| {
             let value: Value = serde_json::from_slice(line).ok()?;
-            // The header keeps its id: a later line with it is no record either way.
-            (n > 0).then_some(())?;
+            (Some(n) != header).then_some(())?;
             value.get("id")?.as_str().map(str::to_owned)
         })
         .collect();
@@ -585,6 +588,36 @@ mod tests {
             kinds.rule_of("/records/r1/parts/0/render", None).as_deref(),
             Some("ASR-220"),
             "a reasoning-only message"
+        );
+    }
+
+    #[test]
+    fn the_header_is_the_layouts_first_session_line_as_the_reader_places_it() {
+        // A prompt before the header (inferred/ASR-X-007/n_header_after_message): the session
+        // line is still the header, with its mirror; a second session line is a record.
+        let stream = concat!(
+            r#"{"type":"message","seq":0,"id":"r0","role":"user","content":[]}"#,
+            "\n",
+            r#"{"type":"session","seq":1,"id":"h","authority":"mirror"}"#,
+            "\n",
+            r#"{"type":"session","seq":2,"id":"h2"}"#,
+            "\n",
+        );
+        let kinds = Kinds::of_stream(stream.as_bytes());
+        let listed: BTreeSet<String> = crate::reading::read_bytes(stream.as_bytes())
+            .reading
+            .records
+            .into_keys()
+            .collect();
+        assert_eq!(kinds.records, listed);
+        assert_eq!(kinds.tags_of("h"), ["header"]);
+        assert_eq!(kinds.tags_of("r0"), ["message", "mirror", "unknown"]);
+        assert_eq!(kinds.tags_of("h2"), ["session", "mirror", "unknown"]);
+        // A byte order mark before the header is read past, as the reader reads past it.
+        let marked = [&b"\xEF\xBB\xBF"[..], STREAM.as_bytes()].concat();
+        assert_eq!(
+            Kinds::of_stream(&marked),
+            Kinds::of_stream(STREAM.as_bytes())
         );
     }
 
