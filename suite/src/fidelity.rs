@@ -3,6 +3,13 @@
 //! selects records of the output (by type, and by members of given values), then checks one
 //! member of each by JSON Pointer, or counts them.
 //!
+//! A message's parts are seen with their effective author, origin and phase (ASR-224: "A
+//! part's own value applies to that part; the message's value applies only to the parts
+//! that do not carry one."): a pointer into a part (`/content/0/author`), a `where` on one,
+//! and the parts `parts` selects hold the part's own value, else the message's, as
+//! [`crate::model::with_effective_parts`] fills them in. The record itself (`/author`) is
+//! as written.
+//!
 //! ```
 //! use asr_suite::fidelity::{Assertion, Source, evaluate};
 //!
@@ -172,8 +179,9 @@ impl Source {
             .map(|(_, bytes)| bytes)
             .ok_or_else(|| format!("the source has no file {:?}", place.file))?;
         let text = match place.line {
-            Some(line) => bytes
-                .split(|b| *b == b'\n')
+            Some(line) => crate::lines::split(bytes)
+                .with_final_empty()
+                .bytes()
                 .nth(line.checked_sub(1).ok_or("line 0 is no line")?)
                 .ok_or_else(|| format!("{} has no line {line}", place.file))?,
             None => bytes.as_slice(),
@@ -279,20 +287,14 @@ pub fn evaluate(
     let records: Vec<Found<'_>> = streams
         .iter()
         .flat_map(|(stream, bytes)| {
-            bytes
-                .split(|b| *b == b'\n')
-                .enumerate()
-                .filter_map(move |(n, line)| {
-                    let value: Value = serde_json::from_slice(line).ok()?;
-                    value.is_object().then(|| Found {
-                        stream,
-                        name: value
-                            .get("id")
-                            .and_then(Value::as_str)
-                            .map_or_else(|| format!("on line {}", n + 1), str::to_owned),
-                        value,
-                    })
-                })
+            records(bytes).map(move |(number, value)| Found {
+                stream,
+                name: value
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .map_or_else(|| format!("on line {number}"), str::to_owned),
+                value,
+            })
         })
         .collect();
     let mut failures = Vec::new();
@@ -343,6 +345,18 @@ pub fn evaluate(
         }
     }
     failures
+}
+
+/// The records of an output stream as assertions see them, with their line numbers: each
+/// line that is a JSON object, a message's parts holding the author, origin and phase that
+/// apply to them ([`crate::model::with_effective_parts`]).
+pub(crate) fn records(bytes: &[u8]) -> impl Iterator<Item = (usize, Value)> + '_ {
+    crate::lines::split(bytes).filter_map(|(number, line)| {
+        let value: Value = serde_json::from_slice(line).ok()?;
+        value
+            .is_object()
+            .then(|| (number, crate::model::with_effective_parts(&value)))
+    })
 }
 
 /// What an assertion checks of a selected record: the record, or its parts of the types
@@ -488,6 +502,38 @@ mod tests {
             assert_eq!(failed[0].record.as_deref(), Some("r1"));
             assert_eq!(failed[0].pointer.as_deref(), Some("/content/0/text"));
         }
+    }
+
+    #[test]
+    fn a_part_is_seen_with_the_author_it_takes_from_its_message() {
+        // r1's part carries no author: the message's, human, applies to it (ASR-224).
+        let at_part = |select: Value, pointer: &str, check: Value| {
+            run(json!({"rule": "ASR-224", "select": select, "pointer": pointer, "check": check}))
+        };
+        let user = json!({"type": ["message"], "where": {"/messageId": "u1"}});
+        assert!(
+            at_part(
+                user.clone(),
+                "/content/0/author",
+                json!({"equals": "human"})
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            at_part(user, "/content/0/author", json!("absent")).len(),
+            1,
+            "the part's effective author is there"
+        );
+        let parts = json!({"type": ["message"], "parts": ["text"]});
+        let failed = at_part(parts, "/author", json!({"notEquals": "human"}));
+        assert_eq!(failed.len(), 1);
+        assert_eq!(failed[0].record.as_deref(), Some("r1/content/0"));
+        // A `where` on a part sees the effective value too; the record's own members as written.
+        let by_part = json!({"type": ["message"], "where": {"/content/0/author": "model"}});
+        let found = at_part(by_part, "/messageId", json!({"equals": "a1"}));
+        assert!(found.is_empty(), "{found:?}");
+        let plain = json!({"type": ["message"], "where": {"/messageId": "u1"}});
+        assert!(at_part(plain, "/content/0/origin", json!("absent")).is_empty());
     }
 
     #[test]

@@ -391,8 +391,8 @@ mod tests {
         let generated = realistic_stream(&mut out, shape).expect("in memory");
         let plain = realistic_stream(&mut Vec::new(), Shape::turns(3, 12, 1)).expect("in memory");
         assert_eq!(generated.records, plain.records + 6);
-        let long = out
-            .split(|&b| b == b'\n')
+        let long = crate::lines::split(&out)
+            .bytes()
             .filter(|l| l.len() > 100_000)
             .count();
         assert_eq!(long, 3);

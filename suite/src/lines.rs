@@ -110,6 +110,63 @@ pub fn without_bom(number: usize, bytes: &[u8]) -> Option<&[u8]> {
     }
 }
 
+/// The lines of a stream held in memory, each as its 1-based number and its bytes (without
+/// the `\n`, a `\r` before it kept), borrowed from the stream: the lines [`LineReader`]
+/// reads, without a bound. A final line without `\n` is a line; after a final `\n` there is
+/// none, unless [`Split::with_final_empty`] asks for the empty piece there.
+pub fn split(bytes: &[u8]) -> Split<'_> {
+    Split {
+        rest: Some(bytes),
+        number: 0,
+        final_empty: false,
+    }
+}
+
+/// The lines of a stream in memory: see [`split`].
+#[derive(Debug, Clone)]
+pub struct Split<'a> {
+    /// What is not yet split; `None` once the last piece is out.
+    rest: Option<&'a [u8]>,
+    number: usize,
+    final_empty: bool,
+}
+
+impl<'a> Split<'a> {
+    /// Also yields the empty piece after a final `\n` (and the one empty piece of an empty
+    /// stream): every piece between `\n`s, for a caller that indexes lines the way a
+    /// splitter at each `\n` numbers them, or joins them back byte for byte.
+    #[must_use]
+    pub fn with_final_empty(mut self) -> Self {
+        self.final_empty = true;
+        self
+    }
+
+    /// Only the bytes of each line, in order.
+    pub fn bytes(self) -> impl Iterator<Item = &'a [u8]> {
+        self.map(|(_, line)| line)
+    }
+}
+
+impl<'a> Iterator for Split<'a> {
+    type Item = (usize, &'a [u8]);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let rest = self.rest?;
+        let line = if let Some(at) = memchr::memchr(b'\n', rest) {
+            self.rest = Some(&rest[at + 1..]);
+            &rest[..at]
+        } else {
+            self.rest = None;
+            if rest.is_empty() && !self.final_empty {
+                return None;
+            }
+            rest
+        };
+        self.number += 1;
+        Some((self.number, line))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,6 +202,40 @@ mod tests {
         );
         assert!(collect(b"", 100, 8).is_empty());
         assert_eq!(collect(b"\n", 100, 8), ["1::true"]);
+    }
+
+    fn pieces(split: Split<'_>) -> Vec<String> {
+        split
+            .map(|(n, line)| format!("{n}:{}", String::from_utf8_lossy(line)))
+            .collect()
+    }
+
+    #[test]
+    fn the_split_in_memory_gives_the_lines_the_reader_reads() {
+        for input in [&b"a\r\nbb\n\nc"[..], b"a\n", b"", b"\n", b"\n\n", b"x\r"] {
+            let read: Vec<String> = collect(input, 100, 3)
+                .iter()
+                .map(|l| l.rsplit_once(':').map_or(l.clone(), |(l, _)| l.to_owned()))
+                .collect();
+            assert_eq!(pieces(split(input)), read, "{input:?}");
+        }
+        // A final line without `\n` is a line; a `\r` stays.
+        assert_eq!(pieces(split(b"a\r\nb")), ["1:a\r", "2:b"]);
+    }
+
+    #[test]
+    fn the_empty_piece_after_a_final_newline_is_there_when_asked_for() {
+        assert_eq!(pieces(split(b"a\n")), ["1:a"]);
+        assert_eq!(pieces(split(b"a\n").with_final_empty()), ["1:a", "2:"]);
+        assert_eq!(pieces(split(b"a").with_final_empty()), ["1:a"]);
+        assert!(pieces(split(b"")).is_empty());
+        assert_eq!(pieces(split(b"").with_final_empty()), ["1:"]);
+        // Every piece between `\n`s, as a split at each one gives them.
+        for input in [&b"a\n\nb\n"[..], b"", b"\n", b"x", b"\r\n\r"] {
+            let at_each: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
+            let ours: Vec<&[u8]> = split(input).with_final_empty().bytes().collect();
+            assert_eq!(ours, at_each, "{input:?}");
+        }
     }
 
     #[test]

@@ -489,8 +489,8 @@ fn stream_records(case: &Case) -> Vec<Map<String, Value>> {
         .iter()
         .filter_map(|(_, path)| std::fs::read(path).ok())
         .flat_map(|bytes| {
-            bytes
-                .split(|b| *b == b'\n')
+            crate::lines::split(&bytes)
+                .bytes()
                 .filter_map(|line| serde_json::from_slice::<Value>(line).ok())
                 .filter_map(|value| match value {
                     Value::Object(object) => Some(object),
@@ -860,10 +860,10 @@ fn disagreements(
 fn long_lines(source: &crate::fidelity::Source) -> BTreeMap<&[u8], Vec<(String, usize)>> {
     let mut lines: BTreeMap<&[u8], Vec<(String, usize)>> = BTreeMap::new();
     for (name, bytes) in source.files() {
-        for (n, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        for (n, line) in crate::lines::split(bytes) {
             let line = line.strip_suffix(b"\r").unwrap_or(line);
             if line.len() >= MIN_SHARED_LINE {
-                lines.entry(line).or_default().push((name.clone(), n + 1));
+                lines.entry(line).or_default().push((name.clone(), n));
             }
         }
     }
@@ -916,8 +916,9 @@ fn session_of(
             .and_then(Value::as_str)
             .map(str::to_owned)
     };
-    let values: Vec<Value> = bytes
-        .split(|b| *b == b'\n')
+    let values: Vec<Value> = crate::lines::split(bytes)
+        .with_final_empty()
+        .bytes()
         .map(|l| serde_json::from_slice(l).unwrap_or(Value::Null))
         .collect();
     if let Some(value) = values.get(line.checked_sub(1)?) {

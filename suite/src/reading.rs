@@ -4,8 +4,9 @@
 use crate::compact::Strings;
 use crate::json;
 use crate::lines::{Line, LineReader};
+pub use crate::model::Originality;
 use crate::model::{
-    self, Added, Layout, Lineage, Outline, RecordIndex, Standing, canonical_session,
+    self, Added, Declared, Layout, Lineage, Outline, RecordIndex, Standing, canonical_session,
 };
 use crate::rule::{self, RuleId};
 use serde::{Deserialize, Serialize};
@@ -44,18 +45,6 @@ pub enum Tri {
     /// Positively not.
     No,
     /// Not known.
-    Unknown,
-}
-
-/// Whether a record is the session's own work.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Originality {
-    /// The session's own.
-    Original,
-    /// A copy of a record of this or another session.
-    Copy,
-    /// Not known: never credited to the session.
     Unknown,
 }
 
@@ -479,13 +468,6 @@ struct DeliveryFacts {
     confirms: bool,
 }
 
-/// The effective `inherits`: its mode and `localThroughId`.
-#[derive(Debug, Default)]
-struct Inheriting {
-    mode: Option<String>,
-    local_through: Option<String>,
-}
-
 /// The most refusals kept: one more line says how many were left out.
 const MAX_REFUSALS: usize = 100;
 
@@ -509,10 +491,10 @@ struct State {
     /// The header's record number, when it has an id: it is the session, not a record.
     header: Option<u32>,
     own_session: Option<String>,
-    mirror: bool,
+    /// What the header and the declarations say of every record.
+    declared: Declared,
     root: bool,
     parents: bool,
-    inherits: Inheriting,
     /// Every `inherits.localThroughId`: the declaring line and the reference.
     local_throughs: Vec<(usize, u32)>,
     named: BTreeSet<String>,
@@ -580,10 +562,9 @@ impl State {
             layout: Layout::default(),
             header: None,
             own_session: None,
-            mirror: false,
+            declared: Declared::default(),
             root: false,
             parents: false,
-            inherits: Inheriting::default(),
             local_throughs: Vec::new(),
             named: BTreeSet::new(),
             present: BTreeSet::new(),
@@ -692,8 +673,8 @@ impl State {
         if is_header {
             let header = record.header();
             self.own_session = header.own_session;
-            self.mirror = header.mirror;
         }
+        self.declared.take(standing, &record);
         if let Some(lineage) = record.declared_lineage(is_header) {
             self.lineage(&lineage, number);
         }
@@ -707,10 +688,6 @@ impl State {
         self.root |= lineage.root;
         self.parents |= lineage.names_parent;
         if let Some(inherits) = lineage.inherits {
-            self.inherits = Inheriting {
-                mode: inherits.mode.map(str::to_owned),
-                local_through: inherits.local_through_id.map(str::to_owned),
-            };
             if let Some(target) = inherits.local_through_id {
                 let text = self.keep(target);
                 self.local_throughs.push((line, text));
@@ -882,42 +859,26 @@ impl State {
     }
 
     fn originality(&self) -> Vec<Originality> {
-        let inherits = &self.inherits;
-        let copied_mode = inherits.mode.as_deref() == Some("copied");
         // The seq of the last record of the declared prefix (`None` inside: it has none). A
         // seq is compared as the number it is, even out of the range a seq may have.
-        let prefix_end = inherits
-            .local_through
-            .as_deref()
-            .filter(|_| copied_mode)
+        let prefix_end = self
+            .declared
+            .prefix_end()
             .and_then(|id| self.index.find(id))
             .map(|n| self.index.seq_number(n));
-        let default = match (inherits.mode.as_deref(), &prefix_end) {
-            (Some("none" | "referenced" | "rendered"), _) | (Some("copied"), Some(_)) => {
-                Originality::Original
-            }
-            _ => Originality::Unknown,
-        };
         (0u32..)
             .zip(&self.records)
             .map(|(n, record)| {
-                if record.copied {
-                    Originality::Copy
-                } else if self.mirror {
-                    Originality::Unknown
-                } else if !record.declaration
+                let in_prefix = !record.declaration
                     && Some(n) != self.header
                     && prefix_end.as_ref().is_some_and(|end| {
                         match (self.index.seq_number(n), end) {
                             (Some(seq), Some(end)) => seq.at_or_below(end),
                             _ => false,
                         }
-                    })
-                {
-                    Originality::Copy
-                } else {
-                    default
-                }
+                    });
+                self.declared
+                    .originality(record.copied, in_prefix, prefix_end.is_some())
             })
             .collect()
     }
@@ -973,10 +934,7 @@ fn message_facts(record: &Map<String, Value>, with_parts: bool) -> MessageFacts 
     let own = |key: &str| record.get(key).and_then(Value::as_str);
     let context_view = own("audience") != Some("user") && own("status") != Some("withdrawn");
     let parts = match record.get("content") {
-        Some(Value::Array(parts)) if with_parts => parts
-            .iter()
-            .map(|part| part_reading(part, record))
-            .collect(),
+        Some(Value::Array(_)) if with_parts => model::parts(record).map(part_reading).collect(),
         _ => Vec::new(),
     };
     MessageFacts {
@@ -985,23 +943,22 @@ fn message_facts(record: &Map<String, Value>, with_parts: bool) -> MessageFacts 
     }
 }
 
-fn part_reading(part: &Value, message: &Map<String, Value>) -> PartReading {
-    let effective = |key: &str| {
-        part.get(key)
-            .and_then(Value::as_str)
-            .or_else(|| message.get(key).and_then(Value::as_str))
-            .map(str::to_owned)
-    };
-    let kind = part.get("type").and_then(Value::as_str);
-    let text = |key: &str| part.get(key).and_then(Value::as_str).map(str::to_owned);
+/// A part as read: its effective author, origin and phase are the model's, read as strings
+/// (decision `member-types`: a member of another type reads as absent).
+fn part_reading(part: model::Part<'_>) -> PartReading {
+    let effective = |key: &str| part.text(key).map(str::to_owned);
+    let kind = part.kind();
+    let object = part.object;
+    let get = |key: &str| object.and_then(|o| o.get(key));
+    let text = |key: &str| get(key).and_then(Value::as_str).map(str::to_owned);
     let (render, index): (Render, Vec<String>) = match kind {
         Some("text") => (Render::Text, text("text").into_iter().collect()),
-        Some("reasoning") => match part.get("visibility").and_then(Value::as_str) {
+        Some("reasoning") => match get("visibility").and_then(Value::as_str) {
             Some("full") => (Render::ReasoningFull, text("text").into_iter().collect()),
             None => (Render::ReasoningHidden, text("text").into_iter().collect()),
             Some("summary") => (
                 Render::ReasoningSummary,
-                part.get("summary")
+                get("summary")
                     .and_then(Value::as_array)
                     .map(|s| {
                         s.iter()
@@ -1018,7 +975,7 @@ fn part_reading(part: &Value, message: &Map<String, Value>) -> PartReading {
         Some("resource_link") => (Render::Resource, Vec::new()),
         Some("resource") => (
             Render::Resource,
-            part.get("resource")
+            get("resource")
                 .and_then(|r| r.get("text"))
                 .and_then(Value::as_str)
                 .map(str::to_owned)

@@ -476,7 +476,7 @@ mod agreement {
                     stack.push(path);
                 } else if path.extension().is_some_and(|e| e == "jsonl") {
                     let bytes = std::fs::read(&path).expect("a stream");
-                    for line in bytes.split(|b| *b == b'\n') {
+                    for line in crate::lines::split(&bytes).bytes() {
                         if let Ok(value) = serde_json::from_slice::<Value>(line) {
                             crate::facts::each_string(&value, "", &mut |_, s| {
                                 if s.contains(':') && s.len() < 300 {

@@ -423,7 +423,7 @@ mod tests {
         for case in &cases {
             for (_, path) in &case.streams {
                 let text = std::fs::read(path).expect("a stream");
-                for line in text.split(|b| *b == b'\n') {
+                for line in crate::lines::split(&text).bytes() {
                     let Ok(value) = serde_json::from_slice::<Value>(line) else {
                         continue;
                     };

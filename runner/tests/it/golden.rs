@@ -263,7 +263,9 @@ fn cited_rules_only(text: &str) -> Result<String, String> {
         serde_json::from_str(text).map_err(|e| format!("is no JSON: {e}"))?;
     let printed = serde_json::to_string_pretty(&log).map_err(|e| e.to_string())? + "\n";
     if printed != text {
-        return Err("is not JSON as serde_json prints it: cutting its rules would hide that".into());
+        return Err(
+            "is not JSON as serde_json prints it: cutting its rules would hide that".into(),
+        );
     }
     for run in log["runs"].as_array_mut().ok_or("has no runs")? {
         let cited: std::collections::BTreeSet<String> = run["results"]

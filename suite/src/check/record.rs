@@ -3,6 +3,7 @@
 
 use super::{FORMAT_VERSION, Finding};
 use crate::diagnostic::pointer_join;
+use crate::model;
 use crate::rule;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -40,6 +41,38 @@ pub(crate) fn check(record: &Map<String, Value>) -> Vec<Finding> {
         _ => {}
     }
     findings
+}
+
+/// What the checker takes a message's author, origin and phase to be, in each unit it
+/// judges them in (each part that is an object, else the message): the model's effective
+/// values, of any JSON type, with where each is written. A test holds it to the reading and
+/// to what fidelity assertions see (`model/agreement.rs`).
+pub(crate) fn judged_units(record: &Map<String, Value>) -> Vec<JudgedUnit<'_>> {
+    model::units(record)
+        .into_iter()
+        .map(|unit| JudgedUnit {
+            index: match unit {
+                model::Unit::Part(part) => Some(part.index),
+                model::Unit::Message(_) => None,
+            },
+            author: unit.effective("author"),
+            origin: unit.effective("origin"),
+            phase: unit.effective("phase"),
+        })
+        .collect()
+}
+
+/// One unit's author, origin and phase, as the checker judges them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct JudgedUnit<'a> {
+    /// The part's index in `content`; `None` for the message without parts.
+    pub(crate) index: Option<usize>,
+    /// The effective author.
+    pub(crate) author: model::Effective<'a>,
+    /// The effective origin.
+    pub(crate) origin: model::Effective<'a>,
+    /// The effective phase.
+    pub(crate) phase: model::Effective<'a>,
 }
 
 /// ASR-233: `derivation.from` names another part of the same array.
@@ -145,33 +178,14 @@ fn plan_entries(entries: &[Value], findings: &mut Vec<Finding>) {
 /// applies to it whatever its JSON type, so a malformed one is reported once, for its type,
 /// and never stands in for a notice or for harness. Without parts, the message's own values.
 fn harness_notices(record: &Map<String, Value>, findings: &mut Vec<Finding>) {
-    let parts: Vec<(usize, &Map<String, Value>)> = match record.get("content") {
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .enumerate()
-            .filter_map(|(n, part)| Some((n, part.as_object()?)))
-            .collect(),
-        _ => Vec::new(),
-    };
     // Each notice's author: the value and where it is written (the message's, when the part
     // carries none).
     let mut authors: Vec<(Option<&Value>, String)> = Vec::new();
-    let units: Vec<Option<(usize, &Map<String, Value>)>> = if parts.is_empty() {
-        vec![None]
-    } else {
-        parts.iter().copied().map(Some).collect()
-    };
-    for unit in units {
-        let own =
-            |key: &str| unit.and_then(|(n, p)| Some((p.get(key)?, format!("/content/{n}/{key}"))));
-        let origin = own("origin").map_or_else(|| record.get("origin"), |(v, _)| Some(v));
-        if origin.and_then(Value::as_str) != Some("notice") {
+    for unit in judged_units(record) {
+        if unit.origin.as_str() != Some("notice") {
             continue;
         }
-        let author = own("author").map_or_else(
-            || (record.get("author"), "/author".to_owned()),
-            |(v, at)| (Some(v), at),
-        );
+        let author = (unit.author.value, unit.author.pointer("author"));
         if !authors.iter().any(|(_, at)| *at == author.1) {
             authors.push(author);
         }
@@ -243,6 +257,12 @@ fn format_version(record: &Map<String, Value>, findings: &mut Vec<Finding>) {
         }
     }
 }
+
+// The agreement of the checker, the reader and fidelity assertions lives with the model it
+// holds them to; it is compiled here because what the checker judged is private to it.
+#[cfg(test)]
+#[path = "../model/agreement.rs"]
+mod agreement;
 
 #[cfg(test)]
 mod tests {

@@ -38,11 +38,9 @@ pub(super) fn parse(outputs: &[(&str, &[u8])]) -> Vec<Vec<(usize, Map<String, Va
         .iter()
         .map(|(_, bytes)| {
             let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-            bytes
-                .split(|b| *b == b'\n')
-                .enumerate()
+            crate::lines::split(bytes)
                 .filter_map(|(n, line)| match serde_json::from_slice::<Value>(line) {
-                    Ok(Value::Object(object)) => Some((n + 1, object)),
+                    Ok(Value::Object(object)) => Some((n, object)),
                     _ => None,
                 })
                 .collect()
@@ -215,26 +213,14 @@ impl<'a> Output<'a> {
 }
 
 /// The effective value of `member` (`author`, `origin`, `phase`) of the part at `pointer`
-/// (`/content/N/...`) of `record`: the part's own, else the record's (ASR-224).
+/// (`/content/N/...`) of `record`, when it is a string: the part's own, else the record's
+/// (ASR-224, as [`crate::model`] says).
 pub(super) fn effective<'a>(
     record: &'a Map<String, Value>,
     pointer: &str,
     member: &str,
 ) -> Option<&'a str> {
-    let mut segments = pointer.trim_start_matches('/').split('/');
-    let (Some(array), Some(index)) = (segments.next(), segments.next()) else {
-        return record.get(member).and_then(Value::as_str);
-    };
-    let part = index
-        .parse::<usize>()
-        .ok()
-        .and_then(|i| record.get(array)?.as_array()?.get(i));
-    if matches!(array, "content" | "displayContent")
-        && let Some(own) = part.and_then(|p| p.get(member))
-    {
-        return own.as_str();
-    }
-    record.get(member).and_then(Value::as_str)
+    crate::model::effective_at(record, pointer, member).and_then(Value::as_str)
 }
 
 fn index<'a>(value: &'a Value, pointer: &str, f: &mut dyn FnMut(&str, &'a str)) {

@@ -169,7 +169,7 @@ impl Golden {
         };
         for (name, bytes) in streams {
             let mut records = Vec::new();
-            for line in bytes.split(|b| *b == b'\n') {
+            for line in crate::lines::split(bytes).bytes() {
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
@@ -275,11 +275,13 @@ fn compare_authors(facts: &Facts, golden: &Golden) -> Vec<String> {
         .collect();
     let mut problems = Vec::new();
     for record in golden.records() {
-        let author = record.get("author").and_then(Value::as_str);
+        let Some(message) = record.as_object() else {
+            continue;
+        };
         for key in ["content", "displayContent"] {
             let parts = record.get(key).and_then(Value::as_array);
-            for part in parts.into_iter().flatten() {
-                let own = part.get("author").and_then(Value::as_str).or(author);
+            for (n, part) in parts.into_iter().flatten().enumerate() {
+                let own = crate::model::Part::new(message, n, part).text("author");
                 // The part's own words: its text and each segment of its summary.
                 let mut words: Vec<&str> = part
                     .get("text")

@@ -85,8 +85,9 @@ fn unread_strings(
             continue;
         };
         let text: &[u8] = match place.line {
-            Some(n) => bytes
-                .split(|b| *b == b'\n')
+            Some(n) => crate::lines::split(bytes)
+                .with_final_empty()
+                .bytes()
                 .nth(n.saturating_sub(1))
                 .unwrap_or_default(),
             None => bytes,
@@ -497,14 +498,14 @@ pub fn json_lines<'a>(
 ) -> Vec<(usize, serde_json::Map<String, Value>)> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let mut lines = Vec::new();
-    for (n, line) in bytes.split(|b| *b == b'\n').enumerate() {
+    for (number, line) in crate::lines::split(bytes) {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
         match serde_json::from_slice::<Value>(line) {
-            Ok(Value::Object(object)) => lines.push((n + 1, object)),
-            _ => unknown.push(Location::line(file, n + 1, "")),
+            Ok(Value::Object(object)) => lines.push((number, object)),
+            _ => unknown.push(Location::line(file, number, "")),
         }
     }
     lines

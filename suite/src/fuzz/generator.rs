@@ -1121,19 +1121,16 @@ impl<'u, 'a> Builder<'u, 'a> {
 /// is a stored harness notice: its author is made harness, and the message's audience user
 /// (ASR-205).
 fn harness_notice_parts(m: &mut Map<String, Value>, content: &mut [Value]) {
-    let message_origin = m.get("origin").and_then(Value::as_str) == Some("notice");
-    let mut notice = false;
-    for part in content.iter_mut().filter_map(Value::as_object_mut) {
-        let origin = match part.get("origin") {
-            Some(origin) => origin.as_str() == Some("notice"),
-            None => message_origin,
-        };
-        if origin {
+    let notices: Vec<usize> = crate::model::parts_of(m, content)
+        .filter(|p| p.object.is_some() && p.origin.as_str() == Some("notice"))
+        .map(|p| p.index)
+        .collect();
+    for index in &notices {
+        if let Some(Value::Object(part)) = content.get_mut(*index) {
             part.insert("author".into(), "harness".into());
-            notice = true;
         }
     }
-    if notice {
+    if !notices.is_empty() {
         m.insert("audience".into(), "user".into());
     }
 }

@@ -101,7 +101,10 @@ fn broken(golden: &[u8], how: u8, bytes: &[u8]) -> Vec<u8> {
             [&golden[..from], &golden[to..]].concat()
         }
         _ => {
-            let mut lines: Vec<&[u8]> = golden.split(|b| *b == b'\n').collect();
+            let mut lines: Vec<&[u8]> = crate::lines::split(golden)
+                .with_final_empty()
+                .bytes()
+                .collect();
             let n = lines.len();
             for pair in bytes.chunks(2) {
                 if let [a, b] = pair {

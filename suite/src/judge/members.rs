@@ -16,7 +16,7 @@
 //! assert_eq!(kinds.rule("/records/r1/type").as_deref(), Some("ASR-X-010"));
 //! ```
 
-use crate::reading::Originality;
+use crate::model::{self, Declared, Record, Standing};
 use crate::rule;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -57,69 +57,21 @@ impl Kinds {
     /// The kinds of the records and parts of a stream (lines that are not JSON objects, and
     /// the header, are left out; a repeated id keeps its first record).
     pub fn of_stream(bytes: &[u8]) -> Self {
-        let mut unread = false;
         // A reader may read past a byte order mark before the header (decision
         // byte-order-mark): so do these kinds.
         let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        let objects: Vec<Map<String, Value>> = bytes
-            .split(|b| *b == b'\n')
-            .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
-            .filter_map(|line| {
-                let value = serde_json::from_slice::<Value>(line).ok();
-                unread |= value.is_none();
-                value
+        // The header and what it and the declarations say of every record, as the reader
+        // places them (one layout, one account of the stream: `model::Declared`).
+        let mut placed = model::placed(bytes);
+        let mut declared = Declared::default();
+        let (objects, standings): (Vec<Map<String, Value>>, Vec<Standing>) = placed
+            .by_ref()
+            .map(|(_, object, standing)| {
+                declared.take(standing, &Record::new(&object));
+                (object, standing)
             })
-            .filter_map(|value| match value {
-                Value::Object(object) => Some(object),
-                _ => None,
-            })
-            .collect();
-        let header = objects
-            .first()
-            .filter(|h| h.get("type").and_then(Value::as_str) == Some("session"));
-        let mirror = header
-            .and_then(|h| h.get("authority"))
-            .and_then(Value::as_str)
-            == Some("mirror");
-        let inherits_mode = |object: &Map<String, Value>| {
-            object
-                .get("lineage")
-                .and_then(|l| l.get("inherits"))
-                .and_then(|i| i.get("mode"))
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        };
-        // The effective inherits (the header's, replaced by each declaration's, decision
-        // effective-inherits) declares the prefix: an inherits a later declaration replaced
-        // declares none.
-        let effective = objects
-            .iter()
-            .enumerate()
-            .filter(|(n, o)| {
-                (*n == 0 && header.is_some())
-                    || o.get("type").and_then(Value::as_str) == Some("declaration")
-            })
-            .filter(|(_, o)| {
-                o.get("lineage")
-                    .and_then(|l| l.get("inherits"))
-                    .is_some_and(Value::is_object)
-            })
-            .map(|(_, o)| o)
-            .next_back();
-        let prefix = effective.is_some_and(|o| {
-            inherits_mode(o).as_deref() == Some("copied")
-                && o.get("lineage")
-                    .and_then(|l| l.get("inherits"))
-                    .is_some_and(|i| i.get("localThroughId").is_some())
-        });
-        // A stream a wrapper ran through a backing session (executedBy): ASR-423 says what
-        // that makes of its records' originality.
-        let executed = objects
-            .iter()
-            .any(|o| o.get("lineage").and_then(|l| l.get("executedBy")).is_some());
-        let rendered = objects
-            .iter()
-            .any(|o| inherits_mode(o).as_deref() == Some("rendered"));
+            .unzip();
+        let unread = placed.unread();
         // What the reference reads of each record: its originality and whether a revision
         // supersedes it decide which rule a member that depends on them comes from.
         let reference = crate::reading::read_bytes(bytes).reading;
@@ -133,11 +85,12 @@ impl Kinds {
             last_wins: last_wins(bytes),
             ..Kinds::default()
         };
-        for (n, object) in objects.iter().enumerate() {
-            let Some(id) = object.get("id").and_then(Value::as_str) else {
+        for (object, standing) in objects.iter().zip(standings) {
+            let record = Record::new(object);
+            let Some(id) = record.id else {
                 continue;
             };
-            if n == 0 && header.is_some() {
+            if standing == Standing::Header {
                 kinds.header = Some(id.to_owned());
                 continue;
             }
@@ -158,47 +111,13 @@ impl Kinds {
                 continue;
             }
             kinds.records.insert(id.to_owned());
-            let kind = object.get("type").and_then(Value::as_str).unwrap_or("");
-            let mut tags = vec![kind.to_owned()];
-            if object.contains_key("copiedFrom") {
-                tags.push("copied".into());
-            }
-            if mirror {
-                tags.push("mirror".into());
-            }
-            // ASR-415 decides the originality of every record of a stream declaring a copied
-            // prefix, declarations too ("other than the header and declaration records").
-            if prefix {
-                tags.push("prefix".into());
-            }
-            if executed {
-                tags.push("executed".into());
-            }
-            if kind == "message" && (rendered || object.contains_key("derivedFrom")) {
-                tags.push("rendered".into());
-            }
-            if object.get("status").and_then(Value::as_str) == Some("withdrawn") {
-                tags.push("withdrawn".into());
-            }
-            // What the user saw beside (or instead of) what the model received: a reader that
-            // reads it into the parts presents display as content (ASR-238, after ASR-207).
+            let kind = record.kind.unwrap_or("");
             let display = kind == "message" && object.contains_key("displayContent");
-            if display {
-                tags.push("display".into());
-            }
-            if let Some(read) = reference.records.get(id) {
-                tags.push(
-                    match read.originality {
-                        Originality::Original => "original",
-                        Originality::Copy => "copy",
-                        Originality::Unknown => "unknown",
-                    }
-                    .into(),
-                );
-                if read.superseded {
-                    tags.push("superseded".into());
-                }
-            }
+            let read = reference
+                .records
+                .get(id)
+                .map(|read| (read.originality, read.superseded));
+            let tags = declared.record_tags(&record, read);
             kinds.record_tags.insert(id.to_owned(), tags);
             if kind == "message" {
                 let parts = object.get("content").and_then(Value::as_array);
@@ -378,14 +297,20 @@ impl Kinds {
 /// The reference's reading of `bytes` with every line whose id a later line repeats left
 /// out, so that the last line of each repeated id is its record; `None` when no id repeats.
 fn last_wins(bytes: &[u8]) -> Option<Value> {
-    let lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+    let lines: Vec<&[u8]> = crate::lines::split(bytes)
+        .with_final_empty()
+        .bytes()
+        .collect();
+    // The header (the layout's) keeps its id: a later line with it is no record either way.
+    let header = model::placed(bytes)
+        .find(|(_, _, standing)| *standing == Standing::Header)
+        .map(|(number, ..)| number - 1);
     let ids: Vec<Option<String>> = lines
         .iter()
         .enumerate()
         .map(|(n, line)| {
             let value: Value = serde_json::from_slice(line).ok()?;
-            // The header keeps its id: a later line with it is no record either way.
-            (n > 0).then_some(())?;
+            (Some(n) != header).then_some(())?;
             value.get("id")?.as_str().map(str::to_owned)
         })
         .collect();
@@ -664,6 +589,36 @@ mod tests {
             kinds.rule_of("/records/r1/parts/0/render", None).as_deref(),
             Some("ASR-220"),
             "a reasoning-only message"
+        );
+    }
+
+    #[test]
+    fn the_header_is_the_layouts_first_session_line_as_the_reader_places_it() {
+        // A prompt before the header (inferred/ASR-X-007/n_header_after_message): the session
+        // line is still the header, with its mirror; a second session line is a record.
+        let stream = concat!(
+            r#"{"type":"message","seq":0,"id":"r0","role":"user","content":[]}"#,
+            "\n",
+            r#"{"type":"session","seq":1,"id":"h","authority":"mirror"}"#,
+            "\n",
+            r#"{"type":"session","seq":2,"id":"h2"}"#,
+            "\n",
+        );
+        let kinds = Kinds::of_stream(stream.as_bytes());
+        let listed: BTreeSet<String> = crate::reading::read_bytes(stream.as_bytes())
+            .reading
+            .records
+            .into_keys()
+            .collect();
+        assert_eq!(kinds.records, listed);
+        assert_eq!(kinds.tags_of("h"), ["header"]);
+        assert_eq!(kinds.tags_of("r0"), ["message", "mirror", "unknown"]);
+        assert_eq!(kinds.tags_of("h2"), ["session", "mirror", "unknown"]);
+        // A byte order mark before the header is read past, as the reader reads past it.
+        let marked = [&b"\xEF\xBB\xBF"[..], STREAM.as_bytes()].concat();
+        assert_eq!(
+            Kinds::of_stream(&marked),
+            Kinds::of_stream(STREAM.as_bytes())
         );
     }
 

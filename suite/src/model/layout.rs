@@ -1,5 +1,7 @@
 //! Which line of a stream is its header, and which are records.
 
+use serde_json::{Map, Value};
+
 /// Where a record stands in the stream's layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Standing {
@@ -54,6 +56,55 @@ impl Layout {
     }
 }
 
+/// The lines of a stream held in memory that are JSON objects to `serde_json`, each with its
+/// line number and its standing in the stream's [`Layout`] (a line of white space, or one
+/// that is JSON but no object, is no record; a line that is not JSON is [`Placed::unread`]).
+pub fn placed(bytes: &[u8]) -> Placed<'_> {
+    Placed {
+        lines: crate::lines::split(bytes),
+        layout: Layout::default(),
+        unread: false,
+    }
+}
+
+/// The records of a stream in memory, placed: see [`placed`].
+#[derive(Debug, Clone)]
+pub struct Placed<'a> {
+    lines: crate::lines::Split<'a>,
+    layout: Layout,
+    unread: bool,
+}
+
+impl Placed<'_> {
+    /// Some line so far is not JSON to `serde_json` (deeper than it reads, a number beyond
+    /// a double, a lone surrogate, or no JSON at all).
+    pub fn unread(&self) -> bool {
+        self.unread
+    }
+}
+
+impl Iterator for Placed<'_> {
+    type Item = (usize, Map<String, Value>, Standing);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        for (number, line) in self.lines.by_ref() {
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match serde_json::from_slice::<Value>(line) {
+                Ok(Value::Object(object)) => {
+                    let kind = object.get("type").and_then(Value::as_str);
+                    let standing = self.layout.stand(number, kind);
+                    return Some((number, object, standing));
+                }
+                Ok(_) => {}
+                Err(_) => self.unread = true,
+            }
+        }
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,5 +144,31 @@ mod tests {
         assert_eq!(layout.stand(3, Some("session")), Standing::Header);
         assert_eq!(layout.header_line(), Some(3));
         assert_eq!(layout.records(), 3);
+    }
+
+    #[test]
+    fn the_records_of_a_stream_in_memory_are_placed_by_their_lines() {
+        let stream =
+            b"{\"type\":\"message\"}\n  \n7\n{\"type\":\"session\"}\n{bad\n{\"type\":\"session\"}";
+        let mut records = placed(stream);
+        let standings: Vec<(usize, Standing)> = records
+            .by_ref()
+            .map(|(n, _, standing)| (n, standing))
+            .collect();
+        assert_eq!(
+            standings,
+            [
+                (
+                    1,
+                    Standing::Record {
+                        first_is_not_header: true
+                    }
+                ),
+                (4, Standing::Header),
+                (6, Standing::SecondHeader { header_line: 4 }),
+            ]
+        );
+        assert!(records.unread());
+        assert!(!placed(b"{}\n\n").unread());
     }
 }

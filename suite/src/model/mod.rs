@@ -1,7 +1,9 @@
 //! The typed view of a record, shared by the checker and the reference reader so that both
 //! understand a stream the same way: which line is the header and which lines are
 //! records ([`Layout`]), what a record is, names and references ([`Record`], [`Lineage`]),
-//! and how references resolve ([`RecordIndex`]).
+//! how references resolve ([`RecordIndex`]), what the header and the declarations say of
+//! every record and the tags a record has by them ([`Declared`], [`Originality`]), and each
+//! content part's effective author, origin and phase ([`Part`], [`parts`], ASR-224).
 //!
 //! A view is built once per line from the parsed object, in one pass over its members; it
 //! borrows every text from the object and keeps the object itself for what it does not
@@ -28,10 +30,17 @@
 mod index;
 mod layout;
 mod outline;
+mod part;
+mod tags;
 
 pub use index::{Added, RecordIndex};
-pub use layout::{Layout, Standing};
+pub use layout::{Layout, Placed, Standing, placed};
 pub use outline::Outline;
+pub use part::{
+    At, Effective, PART_DEFAULTS, Part, Unit, effective_at, parts, parts_of, units,
+    with_effective_parts,
+};
+pub use tags::{Declared, DeclaredInherits, Originality};
 
 use crate::refs::{DerivedEntry, derived_entry, own_session_ref, parse_session_ref};
 use serde_json::{Map, Value};
@@ -318,6 +327,8 @@ pub struct Inherits<'a> {
     pub from: Option<&'a str>,
     /// `localThroughId`, when it is a non-empty string.
     pub local_through_id: Option<&'a str>,
+    /// `localThroughId` is there, whatever its JSON type.
+    pub names_local_through: bool,
 }
 
 impl<'a> Lineage<'a> {
@@ -329,6 +340,7 @@ impl<'a> Lineage<'a> {
                 mode: text("mode"),
                 from: text("from"),
                 local_through_id: text("localThroughId").filter(|t| !t.is_empty()),
+                names_local_through: i.contains_key("localThroughId"),
             }
         });
         let names_parent = PARENT_FACETS.iter().any(|f| object.contains_key(*f))

@@ -189,7 +189,9 @@ impl Body {
                 return Body::Lines(Vec::new());
             }
             Body::Lines(
-                body.split(|b| *b == b'\n')
+                crate::lines::split(body)
+                    .with_final_empty()
+                    .bytes()
                     .map(|line| match serde_json::from_slice(line) {
                         Ok(value) => Line::Json(value),
                         Err(_) => Line::Raw(line.to_vec()),

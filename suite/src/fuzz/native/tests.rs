@@ -6,8 +6,9 @@ fn parses_in_shape(name: &str, bytes: &[u8]) -> bool {
     if has_extension(name, "jsonl") {
         let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
         body.is_empty()
-            || body
-                .split(|b| *b == b'\n')
+            || crate::lines::split(body)
+                .with_final_empty()
+                .bytes()
                 .all(|line| serde_json::from_slice::<Value>(line).is_ok())
     } else if has_extension(name, "json") {
         serde_json::from_slice::<Value>(bytes).is_ok()
