@@ -46,7 +46,7 @@ pub(crate) fn check(record: &Map<String, Value>) -> Vec<Finding> {
 /// What the checker takes a message's author, origin and phase to be, in each unit it
 /// judges them in (each part that is an object, else the message): the model's effective
 /// values, of any JSON type, with where each is written. A test holds it to the reading and
-/// to what fidelity assertions see (`model/agreement.rs`).
+/// to what fidelity assertions see (`check/record/agreement.rs`).
 pub(crate) fn judged_units(record: &Map<String, Value>) -> Vec<JudgedUnit<'_>> {
     model::units(record)
         .into_iter()
@@ -258,10 +258,9 @@ fn format_version(record: &Map<String, Value>, findings: &mut Vec<Finding>) {
     }
 }
 
-// The agreement of the checker, the reader and fidelity assertions lives with the model it
-// holds them to; it is compiled here because what the checker judged is private to it.
+// The agreement of the checker, the reader and fidelity assertions with the model: here,
+// because what the checker judged is private to it.
 #[cfg(test)]
-#[path = "../model/agreement.rs"]
 mod agreement;
 
 #[cfg(test)]
