@@ -73,6 +73,7 @@ pub struct Decision {
 /// A way two values of a reading member are the same but for a decision of the kit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Equivalence {
     /// Arrays with the same elements in another order.
     Unordered,
@@ -334,6 +335,7 @@ fn follow<'v>(objects: Vec<&'v Map<String, Value>>, steps: &[&str]) -> Vec<&'v s
 /// A rule cited by the text in hand whose own text is not in hand.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct Cited {
     /// `ASR-NNN`.
     pub id: String,
@@ -375,6 +377,7 @@ pub struct Inferred {
 
 /// A requirement keyword.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[non_exhaustive]
 pub enum Level {
     /// MUST
     #[serde(rename = "MUST")]
@@ -441,6 +444,7 @@ impl ProtocolRole {
 /// Whom a rule binds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Role {
     /// Writes streams.
     Producer,
@@ -467,6 +471,7 @@ impl Role {
 /// What can check a rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum CheckKind {
     /// Visible in one ASR stream: the validator checks it.
     Stream,
@@ -489,6 +494,7 @@ impl CheckKind {
 
 /// Failure to read a catalog.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CatalogError {
     /// The TOML does not parse or does not have the catalog's shape.
     #[error("failed to parse the rule catalog: {0}")]
@@ -720,6 +726,7 @@ pub(crate) fn is_member_path(member: &str) -> bool {
 
 /// How the catalog and a spec text differ.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SpecComparison {
     /// Rules the spec states that the catalog does not have.
     pub new: Vec<String>,

@@ -14,6 +14,7 @@ pub const MAX_PER_STREAM: usize = 10_000;
 /// How much a finding weighs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Severity {
     /// A MUST or MUST NOT is broken: the stream is invalid.
     Error,

@@ -48,6 +48,7 @@ pub fn fixture_dirs() -> Vec<&'static str> {
 
 /// A corpus directory unpacked from the kit, checked against the corpus compiled in.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Unpacked {
     /// The corpus directory.
     pub dir: PathBuf,
@@ -121,6 +122,7 @@ pub fn cache_base() -> PathBuf {
 
 /// Why the corpus the kit carries could not be used from its cache.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CacheError {
     /// A file system operation failed.
     #[error("failed to use {}: {error}", path.display())]

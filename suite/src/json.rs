@@ -12,6 +12,7 @@ pub const MAX_DEPTH: usize = 128;
 
 /// A line parsed into a value.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Parsed {
     /// The value; for a duplicated member name, the last member counts.
     pub value: Value,
@@ -21,6 +22,7 @@ pub struct Parsed {
 
 /// Why a line is not JSON.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Failure {
     /// Not JSON, or JSON with text after it; `eof` when the text ended too soon.
     Syntax {

@@ -31,12 +31,12 @@
 //! ```
 
 // Bytes to lines and JSON values.
+mod compact;
 pub mod diagnostic;
 pub mod json;
 pub mod lines;
 pub mod refs;
 pub mod rule;
-mod compact;
 mod text;
 
 // A record's one meaning.

@@ -26,6 +26,7 @@ pub enum Line<'a> {
 }
 
 /// Yields the lines of a reader, keeping at most `max` bytes of one line in memory.
+#[non_exhaustive]
 pub struct LineReader<R> {
     inner: R,
     buf: Vec<u8>,
@@ -124,6 +125,7 @@ pub fn split(bytes: &[u8]) -> Split<'_> {
 
 /// The lines of a stream in memory: see [`split`].
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Split<'a> {
     /// What is not yet split; `None` once the last piece is out.
     rest: Option<&'a [u8]>,

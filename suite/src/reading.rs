@@ -17,6 +17,7 @@ use std::io::{self, BufReader, Read, Seek, Write};
 /// How a reader understood a stream.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct Reading {
     /// The session: the header's facts.
     pub session: SessionReading,
@@ -29,6 +30,7 @@ pub struct Reading {
 /// The session as read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct SessionReading {
     /// `yes`, `no` or `unknown` (ASR-401, -402).
     pub root: Tri,
@@ -39,6 +41,7 @@ pub struct SessionReading {
 /// Yes, no or unknown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Tri {
     /// Positively so.
     Yes,
@@ -51,6 +54,7 @@ pub enum Tri {
 /// One record as read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RecordReading {
     /// The record's type (null when it has none).
     #[serde(rename = "type")]
@@ -73,6 +77,7 @@ pub struct RecordReading {
 /// One content part as read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct PartReading {
     /// The part's type (null when it has none).
     #[serde(rename = "type")]
@@ -92,6 +97,7 @@ pub struct PartReading {
 /// How a part is presented.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Render {
     /// As text.
     Text,
@@ -118,6 +124,7 @@ pub enum Render {
 /// Totals a consumer may report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Totals {
     /// Records whose originality is original, in stream order.
     pub own_records: Vec<String>,
@@ -215,6 +222,7 @@ pub struct Refusal {
 /// (its place, its links, its facts), without its text. Memory grows with the number of
 /// records, by a small constant, and with the longest line read, never with the text of the
 /// stream; [`Scan::write_reading`] reads each record's line again for its parts.
+#[non_exhaustive]
 pub struct Scan {
     state: State,
 }
@@ -320,6 +328,7 @@ pub fn temporary_file() -> io::Result<std::fs::File> {
 
 /// Failure to copy a stream for a second pass ([`scan_copying`]).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CopyError {
     /// Reading the stream or writing the copy failed.
     #[error("failed to read the stream or to copy it to read it again: {0}")]

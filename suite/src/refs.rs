@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 /// A reference to a record (ASR-062, not in hand).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Ref<'a> {
     /// A record id: `r40`.
     Id(&'a str),
@@ -37,6 +38,7 @@ pub fn parse_ref(text: &str) -> Option<Ref<'_>> {
 /// What an element of a message's `derivedFrom` is (ASR-228: "each element of derivedFrom
 /// MUST be a ref (ASR-062) or a session reference with a # part").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DerivedEntry<'a> {
     /// A ref to a record of this stream.
     Ref(Ref<'a>),
@@ -72,6 +74,7 @@ pub fn derived_entry(text: &str) -> Option<DerivedEntry<'_>> {
 
 /// A session reference, split into its parts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SessionRef<'a> {
     /// The agent name, before the first `:`.
     pub agent: &'a str,
@@ -161,6 +164,7 @@ fn push_escaped(out: &mut String, c: char, colon: bool) {
 
 /// Why a string is not a session reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SessionRefError {
     /// No `:` after a non-empty agent name.
     NoAgent,

@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 /// One stream's validation result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct FileReport {
     /// The path as given, or `-` for standard input.
     pub file: String,
@@ -40,6 +41,7 @@ pub struct FileReport {
 /// Findings by severity, for ASR rules and for the kit's inferred checks.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct Counts {
     /// Under ASR rules.
     pub asr: SeverityCounts,
@@ -50,6 +52,7 @@ pub struct Counts {
 /// Findings of each severity.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct SeverityCounts {
     /// Errors.
     pub error: usize,

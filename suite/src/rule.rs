@@ -85,6 +85,7 @@ impl PartialEq<&str> for RuleId {
 
 /// A clause of a rule of the catalog (`ASR-221.a`): one requirement of its statement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub struct ClauseId {
     id: &'static str,
     rule: RuleId,

@@ -85,6 +85,7 @@ pub struct SchemaFinding {
 
 /// Failure to compile the schemas.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SchemaError {
     /// A schema file is not JSON.
     #[error("failed to parse schema {name}: {error}")]
@@ -108,6 +109,7 @@ pub enum SchemaError {
 }
 
 /// The compiled record schema and the documents to map failures with.
+#[non_exhaustive]
 pub struct Schemas {
     validator: Validator,
     /// For each record type the record schema dispatches on, the schema a record of that

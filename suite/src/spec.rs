@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// One rule statement found in a spec file.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Statement {
     /// The rule id, for example `ASR-212`.
     pub id: String,
@@ -32,6 +33,7 @@ impl Statement {
 
 /// What one spec text states and cites.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct SpecText {
     /// The statements, in the order they stand.
     pub statements: Vec<Statement>,
@@ -41,6 +43,7 @@ pub struct SpecText {
 
 /// One JSON example of the spec text.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Example {
     /// 1-based line where it starts.
     pub line: usize,

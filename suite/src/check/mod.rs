@@ -136,6 +136,7 @@ pub struct SpawnClaim {
 
 /// Failure to read a stream (not a finding about it).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CheckError {
     /// The reader failed.
     #[error("failed to read the stream: {0}")]
@@ -238,6 +239,7 @@ pub(crate) struct Place {
 
 /// The streaming checker: feed it lines, then finish.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Checker {
     schemas: &'static Schemas,
     sink: sink::Sink,

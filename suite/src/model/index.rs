@@ -9,6 +9,7 @@ use std::hash::{BuildHasher, Hasher};
 
 /// What adding a record to the index did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Added {
     /// It is record number `n`, the `n`th id first seen.
     New(u32),
@@ -29,6 +30,7 @@ pub enum Added {
 /// Native ids are found through a 64-bit hash of `key=value`, randomly keyed per stream, so
 /// that no stream can aim for collisions.
 #[derive(Debug, Default)]
+#[non_exhaustive]
 pub struct RecordIndex {
     ids: Ids,
     lines: Rising,

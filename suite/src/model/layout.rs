@@ -4,6 +4,7 @@ use serde_json::{Map, Value};
 
 /// Where a record stands in the stream's layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Standing {
     /// The header: the first `session` record (the first line, when the stream is right).
     Header,
@@ -23,6 +24,7 @@ pub enum Standing {
 /// first record of type `session`; a stream whose first record is another is wrong, and a
 /// `session` record after it still serves as the header, so that what it declares counts.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct Layout {
     records: usize,
     header_line: Option<usize>,
@@ -69,6 +71,7 @@ pub fn placed(bytes: &[u8]) -> Placed<'_> {
 
 /// The records of a stream in memory, placed: see [`placed`].
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Placed<'a> {
     lines: crate::lines::Split<'a>,
     layout: Layout,

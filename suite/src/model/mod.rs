@@ -424,6 +424,7 @@ impl Slot {
 /// kept exactly (a seq at or beyond 2^64 is compared as the decimal it spells, never as the
 /// nearest double: 18446744073709551617 is above 18446744073709551616).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SeqNumber {
     /// An integer a seq may be.
     Integer(u64),
@@ -470,6 +471,7 @@ impl SeqNumber {
 
 /// A JSON number, exactly: `0.digits × 10^point`, negative or not (zero has no digits).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Exact {
     negative: bool,
     /// The significant digits, without leading or trailing zeros.

@@ -41,6 +41,7 @@ pub struct Effective<'a> {
 
 /// Where an effective value is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum At {
     /// In the part at this index of `content`.
     Part(usize),
@@ -172,6 +173,7 @@ pub fn units(record: &Map<String, Value>) -> Vec<Unit<'_>> {
 
 /// A part, or a message without parts, whose author, origin and phase are judged.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub enum Unit<'a> {
     /// A part that is an object.
     Part(Part<'a>),

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 /// Whether a record is the session's own work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Originality {
     /// The session's own.
     Original,
