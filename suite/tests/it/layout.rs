@@ -22,6 +22,52 @@ fn the_suites_modules_import_one_another_without_a_cycle() {
 }
 
 #[test]
+fn each_module_imports_only_those_lib_rs_declares_before_its_part() {
+    let root = crate::helpers::root();
+    let graph = module_graph(&root.join("suite/src"));
+    let lib = std::fs::read_to_string(root.join("suite/src/lib.rs")).expect("lib.rs");
+    let parts = parts_of_lib(&lib);
+    assert!(parts.len() >= 5, "{parts:?}");
+    let part_of = |module: &str| {
+        let top = module.split("::").next().unwrap_or(module);
+        parts.iter().position(|p| p.iter().any(|m| m == top))
+    };
+    let mut wrong = Vec::new();
+    for (module, deps) in graph.iter().filter(|(m, _)| !m.is_empty()) {
+        let Some(at) = part_of(module) else {
+            wrong.push(format!("{module} is in no part of lib.rs"));
+            continue;
+        };
+        for dep in deps {
+            if part_of(dep).is_none_or(|their| their > at) {
+                wrong.push(format!(
+                    "{module} (part {at}) imports {dep}, declared after it"
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The parts of `lib.rs`: the modules of each block of declarations that a comment opens, in
+/// order.
+fn parts_of_lib(lib: &str) -> Vec<Vec<String>> {
+    let mut parts: Vec<Vec<String>> = Vec::new();
+    for line in lib.lines().map(str::trim) {
+        if line.starts_with("// ") {
+            parts.push(Vec::new());
+        } else if let Some(name) = line
+            .strip_prefix("pub mod ")
+            .or_else(|| line.strip_prefix("mod "))
+            && let Some(part) = parts.last_mut()
+        {
+            part.push(name.trim_end_matches(';').to_owned());
+        }
+    }
+    parts
+}
+
+#[test]
 fn a_cycle_of_three_modules_is_found() {
     let graph: BTreeMap<String, BTreeSet<String>> = [
         ("a", &["b"][..]),

@@ -31,7 +31,10 @@ fn public_modules(lib: &str) -> std::collections::BTreeMap<String, String> {
     let mut feature = String::new();
     for line in lib.lines().map(str::trim) {
         if let Some(rest) = line.strip_prefix("#[cfg(feature = \"") {
-            rest.split('"').next().unwrap_or_default().clone_into(&mut feature);
+            rest.split('"')
+                .next()
+                .unwrap_or_default()
+                .clone_into(&mut feature);
         } else if let Some(name) = line.strip_prefix("pub mod ") {
             modules.insert(name.trim_end_matches(';').to_owned(), feature.clone());
             feature.clear();
