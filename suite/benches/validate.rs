@@ -40,8 +40,8 @@ fn main() {
     };
     let mb = number("--mb", 200);
     let runs = number("--runs", 5);
-    let dir = std::env::temp_dir().join(format!("asr-ctk-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let guard = tempfile::tempdir().expect("a scratch directory");
+    let dir = guard.path().to_owned();
 
     for (shape_name, shape) in [
         ("the usual mix", Shape::bytes(1, mb << 20)),
@@ -71,7 +71,6 @@ fn main() {
             peak as f64 / 1024.0
         );
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// The throughput of validating and of reading a stream of `shape`, beside a bare parse.

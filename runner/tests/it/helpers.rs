@@ -6,7 +6,6 @@ use std::ffi::OsStr;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// The `asr-ctk` binary under test.
@@ -47,39 +46,29 @@ pub fn producers() -> PathBuf {
 /// A scratch directory of one test, removed with everything in it when dropped, also when
 /// the test fails (symlinks in it are removed, not followed).
 #[derive(Debug)]
-pub struct Scratch(PathBuf);
+pub struct Scratch(tempfile::TempDir);
 
-/// A new, empty scratch directory, named after the process, a count and `name`: tests of
-/// one process that use the same name still get directories of their own.
+/// A new, empty scratch directory, named after `name`.
 pub fn scratch(name: &str) -> Scratch {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "asr-ctk-it-{}-{}-{name}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a scratch directory");
-    Scratch(dir)
+    Scratch(
+        tempfile::Builder::new()
+            .prefix(&format!("asr-ctk-it-{name}-"))
+            .tempdir()
+            .expect("a scratch directory"),
+    )
 }
 
 impl std::ops::Deref for Scratch {
     type Target = Path;
 
     fn deref(&self) -> &Path {
-        &self.0
+        self.0.path()
     }
 }
 
 impl AsRef<Path> for Scratch {
     fn as_ref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        self.0.path()
     }
 }
 

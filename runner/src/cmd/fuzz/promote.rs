@@ -346,8 +346,8 @@ mod tests {
     /// names: each case gets an id of its own, its own files, and its line in ids.lock.
     #[test]
     fn concurrent_promotes_never_give_an_id_twice() {
-        let scratch = std::env::temp_dir().join(format!("asr-ctk-promote-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&scratch);
+        let guard = tempfile::tempdir().expect("a scratch directory");
+        let scratch = guard.path();
         let corpus = scratch.join("cases");
         checkout(&corpus);
         let found = found(&scratch.join("found"));
@@ -389,16 +389,14 @@ mod tests {
                 .unwrap_or_else(|| panic!("{} is not in ids.lock", case.name));
             assert_eq!(*id, case.sidecar.id, "{}", case.name);
         }
-        std::fs::remove_dir_all(&scratch).expect("cleaned up");
     }
 
     /// A link planted at the name a found case would take: the case takes the next name,
     /// and nothing is written through the link.
     #[test]
     fn a_planted_link_is_never_written_through() {
-        let scratch =
-            std::env::temp_dir().join(format!("asr-ctk-promote-link-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&scratch);
+        let guard = tempfile::tempdir().expect("a scratch directory");
+        let scratch = guard.path();
         let corpus = scratch.join("cases");
         checkout(&corpus);
         let found = found(&scratch.join("found"));
@@ -418,6 +416,5 @@ mod tests {
             !scratch.join("nowhere").exists(),
             "written through a dangling link"
         );
-        std::fs::remove_dir_all(&scratch).expect("cleaned up");
     }
 }
