@@ -15,9 +15,10 @@ fn adapter(name: &str) -> String {
 
 const CASE: &str = "messages/ASR-212/n_image_data_and_blob";
 
-#[test]
-fn run_calls_an_error_echoing_another_seq_a_protocol_error() {
-    let out = scratch("reply-run");
+/// What `run` says of the one case answered by the fault adapter `name`: it must be a
+/// protocol error, and the run must fail.
+fn protocol_error_of_run(name: &str) -> String {
+    let out = scratch(&format!("reply-run-{name}"));
     let output = asr_ctk(&[
         "run",
         "--quiet",
@@ -28,18 +29,19 @@ fn run_calls_an_error_echoing_another_seq_a_protocol_error() {
         "--out",
         &out.to_string_lossy(),
         "--adapter",
-        &adapter("errs_with_wrong_seq"),
+        &adapter(name),
     ]);
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     let report: RunReport = crate::helpers::report_in(&out);
     let case = &report.cases[0];
     assert_eq!(case.outcome, Outcome::ProtocolError, "{case:?}");
-    assert!(
-        case.detail
-            .as_deref()
-            .is_some_and(|d| d.contains("echoes seq 1001")),
-        "{case:?}"
-    );
+    case.detail.clone().unwrap_or_default()
+}
+
+#[test]
+fn run_calls_an_error_echoing_another_seq_a_protocol_error() {
+    let detail = protocol_error_of_run("errs_with_wrong_seq");
+    assert!(detail.contains("echoes seq 1001"), "{detail}");
 }
 
 /// `diff`'s words for the second implementation's answer to the one case.
@@ -110,30 +112,8 @@ const NOT_AN_OBJECT: &str = "protocol error: the answer breaks the reply schema:
 
 #[test]
 fn run_without_validate_protocol_refuses_a_reply_the_reply_schema_refuses() {
-    let out = scratch("reply-run-schema");
-    let output = asr_ctk(&[
-        "run",
-        "--quiet",
-        "--case",
-        CASE,
-        "--max-restarts",
-        "0",
-        "--out",
-        &out.to_string_lossy(),
-        "--adapter",
-        &adapter("reading_not_an_object"),
-    ]);
-    assert_eq!(output.status.code(), Some(1), "{output:?}");
-    let report: RunReport = crate::helpers::report_in(&out);
-    let case = &report.cases[0];
-    assert_eq!(case.outcome, Outcome::ProtocolError, "{case:?}");
-    assert_eq!(
-        case.detail
-            .as_deref()
-            .map(|d| format!("protocol error: {d}")),
-        Some(NOT_AN_OBJECT.to_owned()),
-        "{case:?}"
-    );
+    let detail = protocol_error_of_run("reading_not_an_object");
+    assert_eq!(format!("protocol error: {detail}"), NOT_AN_OBJECT);
 }
 
 #[test]

@@ -1,7 +1,10 @@
-//! The library's modules depend on one another one way: no module reaches, through the
-//! paths its code names (`crate::a::b`, `super::c`), back to itself. A module and the
-//! modules inside it are one: a parent naming its child, or a child its parent, is no
-//! cycle. Comments, `mod tests` blocks and modules compiled only for tests are left out.
+//! What the kit's code may hold, read from its files. The library's modules depend on one
+//! another one way: no module reaches, through the paths its code names (`crate::a::b`,
+//! `super::c`), back to itself, and none imports what `lib.rs` declares after its part. A
+//! module and the modules inside it are one: a parent naming its child, or a child its
+//! parent, is no cycle. And the code names a rule only through `asr_suite::rule`'s
+//! constants, never as a string literal. Comments, `mod tests` blocks and modules compiled
+//! only for tests are left out.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -68,6 +71,46 @@ fn parts_of_lib(lib: &str) -> Vec<Vec<String>> {
 }
 
 #[test]
+fn code_names_rules_only_through_the_constants() {
+    let root = crate::helpers::root();
+    let mut found = Vec::new();
+    for dir in ["suite/src", "runner/src"] {
+        let src = root.join(dir);
+        let files = rust_files(&src);
+        let test_only = test_only_modules(&src, &files);
+        for file in files
+            .iter()
+            .filter(|f| !test_only.iter().any(|t| within(&module_of(&src, f), t)))
+        {
+            for (n, line) in code_of(&read(file)).lines().enumerate() {
+                if spells_a_rule_id(line) {
+                    found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "rule ids spelt as literals in code (name them as rule::ASR_...):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn a_rule_id_in_a_string_literal_is_found_and_a_prefix_is_not() {
+    assert!(spells_a_rule_id(r#"x("ASR-212")"#) && spells_a_rule_id(r#""ASR-X-003""#));
+    assert!(!spells_a_rule_id(r#"id.starts_with("ASR-")"#) && !spells_a_rule_id(r#""ASR-X-""#));
+}
+
+/// Whether a line has a string literal that starts with a rule id (`"ASR-2`, `"ASR-X-0`).
+fn spells_a_rule_id(line: &str) -> bool {
+    line.match_indices("\"ASR-").any(|(at, m)| {
+        let rest = line[at + m.len()..].trim_start_matches("X-");
+        rest.starts_with(|c: char| c.is_ascii_digit())
+    })
+}
+
+#[test]
 fn a_cycle_of_three_modules_is_found() {
     let graph: BTreeMap<String, BTreeSet<String>> = [
         ("a", &["b"][..]),
@@ -84,20 +127,12 @@ fn a_cycle_of_three_modules_is_found() {
 /// Each module of the crate rooted at `src` (by path: `check::cross`), with the modules
 /// its code names, other than itself, those inside it and those it is inside.
 fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
-    let mut files = Vec::new();
-    walk(src, &mut files);
+    let files = rust_files(src);
     let modules: BTreeMap<String, PathBuf> = files
         .iter()
         .map(|f| (module_of(src, f), f.clone()))
         .collect();
-    let test_only: BTreeSet<String> = modules
-        .iter()
-        .flat_map(|(module, file)| {
-            test_only_children(&read(file))
-                .into_iter()
-                .map(move |child| join(module, &child))
-        })
-        .collect();
+    let test_only = test_only_modules(src, &files);
     let mut graph = BTreeMap::new();
     for (module, file) in &modules {
         if test_only.iter().any(|t| within(module, t)) {
@@ -179,6 +214,27 @@ fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<&str>> {
     walk.found
 }
 
+/// The modules of the crate rooted at `src` that are compiled only for tests (declared
+/// `#[cfg(test)] mod name;`), with the modules inside them.
+fn test_only_modules(src: &Path, files: &[PathBuf]) -> BTreeSet<String> {
+    files
+        .iter()
+        .flat_map(|file| {
+            let module = module_of(src, file);
+            test_only_children(&read(file))
+                .into_iter()
+                .map(move |child| join(&module, &child))
+        })
+        .collect()
+}
+
+/// The `.rs` files below `dir`.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    walk(dir, &mut files);
+    files
+}
+
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).expect("a directory").flatten() {
         let path = entry.path();
@@ -194,7 +250,7 @@ fn read(file: &Path) -> String {
     std::fs::read_to_string(file).expect("a readable source file")
 }
 
-/// `check/cross/mod.rs` is `check::cross`; `lib.rs` is the crate itself (`""`).
+/// `check/cross/mod.rs` is `check::cross`; `lib.rs` (or `main.rs`) is the crate itself (`""`).
 fn module_of(src: &Path, file: &Path) -> String {
     let relative = file
         .strip_prefix(src)
@@ -204,7 +260,10 @@ fn module_of(src: &Path, file: &Path) -> String {
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
-    if matches!(parts.last().map(String::as_str), Some("mod" | "lib")) {
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
         parts.pop();
     }
     parts.join("::")
@@ -238,14 +297,21 @@ fn test_only_children(text: &str) -> Vec<String> {
 }
 
 /// The file's code: without its `mod tests` block (the last item, by the house's layout)
-/// and without comment lines.
+/// and with its comment lines empty.
 fn code_of(text: &str) -> String {
     let code = text
         .split("#[cfg(test)]\nmod tests {")
         .next()
         .unwrap_or_default();
+    // A comment line is left empty, so that a line keeps its number.
     code.lines()
-        .filter(|l| !l.trim_start().starts_with("//"))
+        .map(|l| {
+            if l.trim_start().starts_with("//") {
+                ""
+            } else {
+                l
+            }
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
