@@ -274,7 +274,7 @@ mod tests {
             .expect("a failure of an assertion under ASR-203");
         assert_eq!(failure.kind, Failure::Fidelity);
         for part in [
-            "record r1 in stream \"main\" at \"/author\": must not be \"human\"",
+            "record r1/content/0 in stream \"main\" at \"/author\": must not be \"human\"",
             "; why: isMeta:true and a <system-reminder> naming a 'PostToolUse:... hook additional context': a hook produced it",
         ] {
             assert!(
