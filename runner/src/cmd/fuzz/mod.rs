@@ -615,6 +615,11 @@ fn print_live(shared: &Shared, started: Instant, live: bool) {
             found.join(", ")
         }
     );
+    show_progress(live, &said);
+}
+
+/// Writes a progress line: over the last one on a terminal (`live`), else a line of its own.
+fn show_progress(live: bool, said: &str) {
     if live {
         eprint!("\r\x1b[2K{said}");
     } else {

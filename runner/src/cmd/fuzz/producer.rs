@@ -669,11 +669,7 @@ fn print_live(shared: &Shared, started: Instant, live: bool) {
             found.join(", ")
         }
     );
-    if live {
-        eprint!("\r\x1b[2K{said}");
-    } else {
-        eprintln!("{said}");
-    }
+    super::show_progress(live, &said);
 }
 
 fn print_summary(
