@@ -38,7 +38,7 @@ use std::fmt::Write as _;
 pub struct Comparison {
     /// The implementations, one for each report, in the order given; every other member
     /// names one by its index here.
-    pub implementations: Vec<Compared>,
+    pub implementations: Vec<Entry>,
     /// Whether every report is of one case set (the same digest).
     pub same_case_set: bool,
     /// The cases (name and role) some report holds and another lacks, left out of the
@@ -59,7 +59,7 @@ pub struct Comparison {
 /// One report's implementation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct Compared {
+pub struct Entry {
     /// Its name (`adapter.implementation.name`), or, when the adapter gave none, its command.
     pub name: String,
     /// Its version, when the adapter gave one.
@@ -320,11 +320,11 @@ pub fn parse_report(file: &str, bytes: &[u8]) -> Result<RunReport, Refusal> {
 
 /// Compares `reports`, each with its file as given.
 pub fn compare(reports: &[(String, RunReport)], order: Order) -> Comparison {
-    let implementations: Vec<Compared> = reports
+    let implementations: Vec<Entry> = reports
         .iter()
         .map(|(file, report)| {
             let implementation = report.adapter.implementation.as_ref();
-            Compared {
+            Entry {
                 name: implementation.map_or_else(
                     || report.adapter.command.join(" "),
                     |i| i.name.clone(),
@@ -867,4 +867,165 @@ fn first_line(text: &str) -> &str {
 /// Text made safe in a Markdown table cell: no pipe or line break ends it.
 fn cell_escape(text: &str) -> String {
     text.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
+    use crate::conformance::{AdapterInfo, CorpusInfo, CorpusOrigin};
+    use crate::protocol::Implementation;
+
+    /// A report of `name` started at `at`, with the cases (name, outcome) of ASR-212.
+    fn report(name: &str, at: &str, cases: &[(&str, Outcome)]) -> RunReport {
+        let mut report = RunReport {
+            kit: "asr-ctk".into(),
+            kit_version: "0.1.0".into(),
+            case_set: format!("sha256:{}", "0".repeat(64)),
+            corpus: CorpusInfo {
+                origin: CorpusOrigin::Directory,
+                path: "cases".into(),
+                verified: false,
+            },
+            corpus_cases: cases.len(),
+            adapter: AdapterInfo {
+                command: vec!["impl".into()],
+                mode: "persistent".into(),
+                implementation: Some(Implementation {
+                    name: name.into(),
+                    version: "1".into(),
+                    language: "rust".into(),
+                    homepage: None,
+                    issues: None,
+                }),
+                roles: vec![ProtocolRole::Validator],
+                versus: None,
+            },
+            command_line: Vec::new(),
+            started_at: at.into(),
+            shards: Vec::new(),
+            totals: BTreeMap::new(),
+            rules: Vec::new(),
+            cases: cases
+                .iter()
+                .map(|(case, outcome)| {
+                    CaseResult::new(*case, *case, vec!["ASR-212".into()], *outcome)
+                })
+                .collect(),
+            interrupted: false,
+            incomplete: None,
+            expectations: None,
+            campaign: None,
+        };
+        report.summarize(Catalog::embedded());
+        report
+    }
+
+    fn changes(changes: &[Change]) -> Vec<(&str, Outcome, Outcome)> {
+        changes
+            .iter()
+            .map(|c| (c.case.as_str(), c.before, c.after))
+            .collect()
+    }
+
+    #[test]
+    fn history_is_in_the_order_given_unless_asked_by_start() {
+        use Outcome::{Fail, Pass};
+        let older = report("x", "2026-01-02T00:00:00Z", &[("a", Pass), ("b", Fail)]);
+        // Started earlier than `older`: only the order given makes it the later one.
+        let newer = report("x", "2026-01-01T00:00:00Z", &[("a", Fail), ("b", Pass)]);
+        let reports = [("old".to_owned(), older), ("new".to_owned(), newer)];
+        let given = compare(&reports, Order::Given);
+        let history = given.history.as_ref().expect("one implementation");
+        assert_eq!(history.reports, [0, 1]);
+        assert_eq!(changes(&history.steps[0].regressions), [("a", Pass, Fail)]);
+        assert_eq!(changes(&history.steps[0].fixes), [("b", Fail, Pass)]);
+        assert_eq!(given.regressions(), 1);
+        let by_start = compare(&reports, Order::StartedAt);
+        let history = by_start.history.as_ref().expect("one implementation");
+        assert_eq!(history.reports, [1, 0]);
+        assert_eq!(changes(&history.steps[0].regressions), [("b", Pass, Fail)]);
+        assert_eq!(changes(&history.steps[0].fixes), [("a", Fail, Pass)]);
+    }
+
+    #[test]
+    fn two_implementations_have_no_history_and_disagree_case_by_case() {
+        use Outcome::{Fail, NonStrict, Pass, Skipped};
+        let one = report("x", "t", &[("a", Pass), ("b", Fail), ("c", NonStrict)]);
+        let other = report("y", "t", &[("a", Pass), ("b", Skipped), ("c", NonStrict)]);
+        let written = one.rules.iter().find(|r| r.rule == "ASR-212").expect("a row");
+        let verdict = written.by_role.get(&ProtocolRole::Validator).map(|r| r.verdict);
+        let comparison = compare(
+            &[("1".to_owned(), one.clone()), ("2".to_owned(), other)],
+            Order::Given,
+        );
+        assert_eq!(comparison.history, None);
+        assert_eq!(comparison.regressions(), 0);
+        let disagreed: Vec<(&str, Vec<Outcome>)> = comparison
+            .disagreements
+            .iter()
+            .map(|d| (d.case.as_str(), d.outcomes.iter().map(|o| o.outcome).collect()))
+            .collect();
+        assert_eq!(disagreed, [("b", vec![Fail, Skipped])]);
+        let row = comparison
+            .matrix
+            .iter()
+            .find(|r| r.rule == "ASR-212")
+            .expect("a row");
+        assert_eq!(row.role, Some(ProtocolRole::Validator));
+        assert_eq!(row.cells[0].verdict, verdict);
+        assert!(verdict.is_some());
+        assert_eq!(row.cells[0].case_names, ["a", "b", "c"]);
+        assert_eq!((row.cells[0].passed, row.cells[0].failed), (1, 1));
+    }
+
+    #[test]
+    fn cases_not_in_every_report_are_left_out_of_the_history() {
+        use Outcome::{Fail, Pass};
+        let mut older = report("x", "t", &[("a", Pass), ("b", Pass)]);
+        older.case_set = format!("sha256:{}", "1".repeat(64));
+        // `b` is gone from the newer: not a regression, though it no longer passes.
+        let newer = report("x", "t", &[("a", Fail)]);
+        let comparison = compare(
+            &[("1".to_owned(), older), ("2".to_owned(), newer)],
+            Order::Given,
+        );
+        assert!(!comparison.same_case_set);
+        assert_eq!(
+            comparison.left_out,
+            [LeftOut {
+                case: "b".into(),
+                role: ProtocolRole::Validator,
+                missing_from: vec![1],
+            }]
+        );
+        let history = comparison.history.expect("one implementation");
+        assert_eq!(changes(&history.steps[0].regressions), [("a", Pass, Fail)]);
+        assert!(history.steps[0].fixes.is_empty());
+    }
+
+    #[test]
+    fn a_report_not_meeting_its_schema_is_refused_with_the_place() {
+        let good = report("x", "2026-01-01T00:00:00Z", &[("a", Outcome::Pass)]);
+        let mut value = serde_json::to_value(&good).expect("JSON");
+        let bytes = serde_json::to_vec(&value).expect("JSON");
+        assert_eq!(parse_report("r", &bytes), Ok(good));
+        value["corpusCases"] = serde_json::json!("one");
+        let wrong = serde_json::to_vec(&value).expect("JSON");
+        match parse_report("r.json", &wrong) {
+            Err(Refusal::Schema { file, pointer, .. }) => {
+                assert_eq!((file.as_str(), pointer.as_str()), ("r.json", "/corpusCases"));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            parse_report("r.json", b"{"),
+            Err(Refusal::NotJson { .. })
+        ));
+    }
+
+    #[test]
+    fn markdown_cells_cannot_break_the_table() {
+        assert_eq!(cell_escape("a|b\nc"), "a\\|b c");
+    }
 }
