@@ -294,11 +294,10 @@ pub enum Refusal {
 
 /// Parses `bytes`, the report in `file`, after checking it against the report schema.
 pub fn parse_report(file: &str, bytes: &[u8]) -> Result<RunReport, Refusal> {
-    let value: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|e| Refusal::NotJson {
-            file: file.to_owned(),
-            message: e.to_string(),
-        })?;
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| Refusal::NotJson {
+        file: file.to_owned(),
+        message: e.to_string(),
+    })?;
     let schema_error = |pointer: &str, message: String| Refusal::Schema {
         file: file.to_owned(),
         pointer: pointer.to_owned(),
@@ -310,7 +309,10 @@ pub fn parse_report(file: &str, bytes: &[u8]) -> Result<RunReport, Refusal> {
     let validator =
         jsonschema::validator_for(&schema).map_err(|e| schema_error("", e.to_string()))?;
     if let Some(error) = validator.iter_errors(&value).next() {
-        return Err(schema_error(&error.instance_path().to_string(), error.to_string()));
+        return Err(schema_error(
+            &error.instance_path().to_string(),
+            error.to_string(),
+        ));
     }
     serde_json::from_value(value).map_err(|e| Refusal::NotAReport {
         file: file.to_owned(),
@@ -325,10 +327,8 @@ pub fn compare(reports: &[(String, RunReport)], order: Order) -> Comparison {
         .map(|(file, report)| {
             let implementation = report.adapter.implementation.as_ref();
             Entry {
-                name: implementation.map_or_else(
-                    || report.adapter.command.join(" "),
-                    |i| i.name.clone(),
-                ),
+                name: implementation
+                    .map_or_else(|| report.adapter.command.join(" "), |i| i.name.clone()),
                 version: implementation.map(|i| i.version.clone()),
                 named: implementation.is_some(),
                 file: file.clone(),
@@ -343,7 +343,12 @@ pub fn compare(reports: &[(String, RunReport)], order: Order) -> Comparison {
         .all(|pair| pair[0].case_set == pair[1].case_set);
     let by_case: Vec<BTreeMap<(&str, ProtocolRole), &CaseResult>> = reports
         .iter()
-        .map(|(_, r)| r.cases.iter().map(|c| ((c.name.as_str(), c.role), c)).collect())
+        .map(|(_, r)| {
+            r.cases
+                .iter()
+                .map(|c| ((c.name.as_str(), c.role), c))
+                .collect()
+        })
         .collect();
     let every: BTreeSet<(&str, ProtocolRole)> =
         by_case.iter().flat_map(|m| m.keys().copied()).collect();
@@ -368,7 +373,8 @@ pub fn compare(reports: &[(String, RunReport)], order: Order) -> Comparison {
     let disagreements = shared
         .iter()
         .filter_map(|key| {
-            let rows: Vec<&CaseResult> = by_case.iter().filter_map(|m| m.get(key).copied()).collect();
+            let rows: Vec<&CaseResult> =
+                by_case.iter().filter_map(|m| m.get(key).copied()).collect();
             let first = rows.first()?;
             if rows.iter().all(|r| r.outcome == first.outcome) {
                 return None;
@@ -440,7 +446,12 @@ impl Comparison {
         let _ = writeln!(out, "rules:");
         for row in self.tested_rows() {
             let cells: Vec<String> = row.cells.iter().map(cell_text).collect();
-            let _ = writeln!(out, "  {}: {}", row_name(&row.rule, row.role), cells.join(" | "));
+            let _ = writeln!(
+                out,
+                "  {}: {}",
+                row_name(&row.rule, row.role),
+                cells.join(" | ")
+            );
         }
         for rule in &self.interop.none_meet {
             let _ = writeln!(out, "no one meets {}", row_name(&rule.rule, rule.role));
@@ -597,8 +608,9 @@ impl Comparison {
     fn tested_rows(&self) -> impl Iterator<Item = &MatrixRow> {
         self.matrix.iter().filter(|row| {
             row.cells.iter().any(|c| {
-                c.verdict
-                    .is_some_and(|v| !matches!(v, RuleVerdict::Untested | RuleVerdict::NotApplicable))
+                c.verdict.is_some_and(|v| {
+                    !matches!(v, RuleVerdict::Untested | RuleVerdict::NotApplicable)
+                })
             })
         })
     }
@@ -629,12 +641,12 @@ impl Comparison {
 
     /// The implementation `i` as a person reads it: name, version, and its position.
     fn label(&self, i: usize) -> String {
-        self.implementations.get(i).map_or_else(String::new, |c| {
-            match &c.version {
+        self.implementations
+            .get(i)
+            .map_or_else(String::new, |c| match &c.version {
                 Some(version) => format!("{} {version} [{}]", c.name, i + 1),
                 None => format!("{} [{}]", c.name, i + 1),
-            }
-        })
+            })
     }
 
     fn labels(&self, indices: &[usize]) -> String {
@@ -953,8 +965,15 @@ mod tests {
         use Outcome::{Fail, NonStrict, Pass, Skipped};
         let one = report("x", "t", &[("a", Pass), ("b", Fail), ("c", NonStrict)]);
         let other = report("y", "t", &[("a", Pass), ("b", Skipped), ("c", NonStrict)]);
-        let written = one.rules.iter().find(|r| r.rule == "ASR-212").expect("a row");
-        let verdict = written.by_role.get(&ProtocolRole::Validator).map(|r| r.verdict);
+        let written = one
+            .rules
+            .iter()
+            .find(|r| r.rule == "ASR-212")
+            .expect("a row");
+        let verdict = written
+            .by_role
+            .get(&ProtocolRole::Validator)
+            .map(|r| r.verdict);
         let comparison = compare(
             &[("1".to_owned(), one.clone()), ("2".to_owned(), other)],
             Order::Given,
@@ -964,7 +983,12 @@ mod tests {
         let disagreed: Vec<(&str, Vec<Outcome>)> = comparison
             .disagreements
             .iter()
-            .map(|d| (d.case.as_str(), d.outcomes.iter().map(|o| o.outcome).collect()))
+            .map(|d| {
+                (
+                    d.case.as_str(),
+                    d.outcomes.iter().map(|o| o.outcome).collect(),
+                )
+            })
             .collect();
         assert_eq!(disagreed, [("b", vec![Fail, Skipped])]);
         let row = comparison
@@ -1014,7 +1038,10 @@ mod tests {
         let wrong = serde_json::to_vec(&value).expect("JSON");
         match parse_report("r.json", &wrong) {
             Err(Refusal::Schema { file, pointer, .. }) => {
-                assert_eq!((file.as_str(), pointer.as_str()), ("r.json", "/corpusCases"));
+                assert_eq!(
+                    (file.as_str(), pointer.as_str()),
+                    ("r.json", "/corpusCases")
+                );
             }
             other => panic!("{other:?}"),
         }

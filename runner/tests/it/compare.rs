@@ -63,7 +63,10 @@ fn assert_meets_schema(value: &Value) {
         serde_json::from_str(include_str!("../../../schemas/comparison.schema.json"))
             .expect("schema");
     let validator = jsonschema::validator_for(&schema).expect("compiles");
-    let errors: Vec<String> = validator.iter_errors(value).map(|e| e.to_string()).collect();
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| e.to_string())
+        .collect();
     assert!(errors.is_empty(), "{errors:?}");
 }
 
@@ -99,7 +102,11 @@ fn the_matrix_is_each_reports_verdicts_and_the_disagreements_their_outcomes() {
                 Some(role) => &written["byRole"][str_of(role)]["verdict"],
                 None => &written["verdict"],
             };
-            assert_eq!(cell.get("verdict").unwrap_or(&Value::Null), verdict, "{rule}");
+            assert_eq!(
+                cell.get("verdict").unwrap_or(&Value::Null),
+                verdict,
+                "{rule}"
+            );
             tested += usize::from(cell["cases"].as_u64().unwrap_or(0) > 0);
         }
     }
@@ -111,20 +118,22 @@ fn the_matrix_is_each_reports_verdicts_and_the_disagreements_their_outcomes() {
         .iter()
         .map(|r| (str_of(&r["rule"]), str_of(&r["role"])))
         .collect();
-    assert_eq!(
-        splits,
-        [("ASR-212", "validator"), ("ASR-234", "validator")]
-    );
+    assert_eq!(splits, [("ASR-212", "validator"), ("ASR-234", "validator")]);
     assert_eq!(comparison["interop"]["noneMeet"], serde_json::json!([]));
     let conformant: Vec<u64> = reports
         .iter()
         .map(|r| {
-            r["rules"]
-                .as_array()
-                .map_or(0, |rows| rows.iter().filter(|row| row["verdict"] == "conformant").count() as u64)
+            r["rules"].as_array().map_or(0, |rows| {
+                rows.iter()
+                    .filter(|row| row["verdict"] == "conformant")
+                    .count() as u64
+            })
         })
         .collect();
-    assert_eq!(comparison["interop"]["conformantRules"], serde_json::json!(conformant));
+    assert_eq!(
+        comparison["interop"]["conformantRules"],
+        serde_json::json!(conformant)
+    );
     assert!(conformant[0] > 0 && conformant[1] == 0, "{conformant:?}");
     // The disagreements are exactly the cases whose outcomes differ.
     let outcome_of = |report: &Value| -> BTreeSet<(String, String)> {
@@ -132,12 +141,19 @@ fn the_matrix_is_each_reports_verdicts_and_the_disagreements_their_outcomes() {
             .as_array()
             .expect("cases")
             .iter()
-            .map(|c| (str_of(&c["name"]).to_owned(), str_of(&c["outcome"]).to_owned()))
+            .map(|c| {
+                (
+                    str_of(&c["name"]).to_owned(),
+                    str_of(&c["outcome"]).to_owned(),
+                )
+            })
             .collect()
     };
     let (one, other) = (outcome_of(&reports[0]), outcome_of(&reports[1]));
     let differ: BTreeSet<String> = one.difference(&other).map(|(n, _)| n.clone()).collect();
-    let disagreements = comparison["disagreements"].as_array().expect("disagreements");
+    let disagreements = comparison["disagreements"]
+        .as_array()
+        .expect("disagreements");
     let listed: BTreeSet<String> = disagreements
         .iter()
         .map(|d| str_of(&d["case"]).to_owned())
@@ -149,7 +165,10 @@ fn the_matrix_is_each_reports_verdicts_and_the_disagreements_their_outcomes() {
         .expect("the case the broken example fails");
     assert_eq!(image["outcomes"][0]["outcome"], "pass");
     assert_eq!(image["outcomes"][1]["outcome"], "fail");
-    assert!(str_of(&image["outcomes"][1]["detail"]).contains("ASR-212"), "{image}");
+    assert!(
+        str_of(&image["outcomes"][1]["detail"]).contains("ASR-212"),
+        "{image}"
+    );
     assert!(comparison.get("history").is_none(), "two implementations");
     // The schema holds the output to its members.
     let mut extra = comparison.clone();
@@ -168,14 +187,25 @@ fn the_matrix_is_each_reports_verdicts_and_the_disagreements_their_outcomes() {
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert!(output.stdout.is_empty(), "{output:?}");
     let markdown = std::fs::read_to_string(&out).expect("written");
-    assert!(markdown.contains("| Rule | Role | asr-ctk-reference"), "{markdown}");
     assert!(
-        markdown.lines().any(|line| line.starts_with("| ASR-212 | validator | conformant ")
-            && line.contains(" | non-conformant ")),
+        markdown.contains("| Rule | Role | asr-ctk-reference"),
         "{markdown}"
     );
-    assert!(markdown.contains("### Rules the implementations split on\n\n- `ASR-212 (validator)`"), "{markdown}");
-    assert!(!markdown.contains("| ASR-200 |"), "untested by both: {markdown}");
+    assert!(
+        markdown.lines().any(
+            |line| line.starts_with("| ASR-212 | validator | conformant ")
+                && line.contains(" | non-conformant ")
+        ),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("### Rules the implementations split on\n\n- `ASR-212 (validator)`"),
+        "{markdown}"
+    );
+    assert!(
+        !markdown.contains("| ASR-200 |"),
+        "untested by both: {markdown}"
+    );
 }
 
 #[test]
@@ -201,7 +231,10 @@ fn a_rule_both_fail_is_one_no_one_meets() {
         .as_array()
         .and_then(|rows| rows.iter().find(|r| r["rule"] == "ASR-212"))
         .expect("a row");
-    assert_eq!((row["conformant"].as_u64(), row["nonConformant"].as_u64()), (Some(0), Some(2)));
+    assert_eq!(
+        (row["conformant"].as_u64(), row["nonConformant"].as_u64()),
+        (Some(0), Some(2))
+    );
 }
 
 #[test]
@@ -260,7 +293,12 @@ fn reports_of_other_case_sets_are_compared_on_the_cases_they_share() {
     assert!(disagreed.contains(&"messages/ASR-234/n_delivery_state_not_status"));
     let text = compare(&[&fewer, &broken], &[]);
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.contains(&format!("left out: {dropped} (validator): not in asr-ctk-reference")), "{text}");
+    assert!(
+        text.contains(&format!(
+            "left out: {dropped} (validator): not in asr-ctk-reference"
+        )),
+        "{text}"
+    );
 }
 
 #[test]
@@ -310,15 +348,24 @@ fn the_history_of_one_implementation_gives_its_regressions_and_fixes_in_the_orde
     let comparison = json_of(&forward);
     assert_meets_schema(&comparison);
     assert_eq!(comparison["history"]["reports"], serde_json::json!([0, 1]));
-    assert_eq!(changes(&comparison, "regressions"), change(regressed, "pass", "fail"));
+    assert_eq!(
+        changes(&comparison, "regressions"),
+        change(regressed, "pass", "fail")
+    );
     assert_eq!(changes(&comparison, "fixes"), change(fixed, "fail", "pass"));
     // Given the other way round, the fix is a regression: the order given is the timeline,
     // whatever startedAt says.
     let backward = compare(&[&new_path, &old_path], &["--format", "json"]);
     assert_eq!(backward.status.code(), Some(1), "{backward:?}");
     let comparison = json_of(&backward);
-    assert_eq!(changes(&comparison, "regressions"), change(fixed, "pass", "fail"));
-    assert_eq!(changes(&comparison, "fixes"), change(regressed, "fail", "pass"));
+    assert_eq!(
+        changes(&comparison, "regressions"),
+        change(fixed, "pass", "fail")
+    );
+    assert_eq!(
+        changes(&comparison, "fixes"),
+        change(regressed, "fail", "pass")
+    );
     // By startedAt, the same two in either order are the old then the new.
     let by_start = compare(
         &[&new_path, &old_path],
@@ -326,7 +373,10 @@ fn the_history_of_one_implementation_gives_its_regressions_and_fixes_in_the_orde
     );
     let comparison = json_of(&by_start);
     assert_eq!(comparison["history"]["reports"], serde_json::json!([1, 0]));
-    assert_eq!(changes(&comparison, "regressions"), change(regressed, "pass", "fail"));
+    assert_eq!(
+        changes(&comparison, "regressions"),
+        change(regressed, "pass", "fail")
+    );
     // A report compared with itself has no regression: exit 0.
     let same = compare(&[&old_path, &old_path], &[]);
     assert_eq!(same.status.code(), Some(0), "{same:?}");
@@ -335,7 +385,9 @@ fn the_history_of_one_implementation_gives_its_regressions_and_fixes_in_the_orde
     let human = compare(&[&old_path, &new_path], &[]);
     let human = String::from_utf8_lossy(&human.stdout);
     assert!(
-        human.contains(&format!("regression: {regressed} (validator): pass -> fail")),
+        human.contains(&format!(
+            "regression: {regressed} (validator): pass -> fail"
+        )),
         "{human}"
     );
 }
