@@ -706,13 +706,13 @@ fn matrix(reports: &[(String, RunReport)]) -> Vec<MatrixRow> {
 fn cell(
     report: &RunReport,
     row: Option<&RuleResult>,
-    rule: &str,
+    id: &str,
     role: Option<ProtocolRole>,
 ) -> Cell {
     let case_names = report
         .cases
         .iter()
-        .filter(|c| role.is_none_or(|r| r == c.role) && c.rules.iter().any(|r| r == rule))
+        .filter(|c| role.is_none_or(|r| r == c.role) && c.rules.iter().any(|r| r == id))
         .map(|c| c.name.clone())
         .collect();
     let empty = Cell {
@@ -853,10 +853,10 @@ fn history(
     }
 }
 
-fn row_name(rule: &str, role: Option<ProtocolRole>) -> String {
+fn row_name(id: &str, role: Option<ProtocolRole>) -> String {
     match role {
-        Some(role) => format!("{rule} ({})", role.as_str()),
-        None => rule.to_owned(),
+        Some(role) => format!("{id} ({})", role.as_str()),
+        None => id.to_owned(),
     }
 }
 

@@ -92,21 +92,17 @@ fn the_matrix_is_each_reports_verdicts_and_the_disagreements_their_outcomes() {
     let matrix = comparison["matrix"].as_array().expect("a matrix");
     let mut tested = 0;
     for row in matrix {
-        let rule = str_of(&row["rule"]);
+        let id = str_of(&row["rule"]);
         for (report, cell) in reports.iter().zip(row["cells"].as_array().expect("cells")) {
             let written = report["rules"]
                 .as_array()
-                .and_then(|rows| rows.iter().find(|r| r["rule"] == rule))
+                .and_then(|rows| rows.iter().find(|r| r["rule"] == id))
                 .expect("the rule's row");
             let verdict = match row.get("role") {
                 Some(role) => &written["byRole"][str_of(role)]["verdict"],
                 None => &written["verdict"],
             };
-            assert_eq!(
-                cell.get("verdict").unwrap_or(&Value::Null),
-                verdict,
-                "{rule}"
-            );
+            assert_eq!(cell.get("verdict").unwrap_or(&Value::Null), verdict, "{id}");
             tested += usize::from(cell["cases"].as_u64().unwrap_or(0) > 0);
         }
     }
