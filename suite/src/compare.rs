@@ -18,7 +18,8 @@
 //! - when every report is of one implementation (the same name), its history: the reports in
 //!   the order given (the first the oldest: the order of the command line is the one a
 //!   release gate states, whatever the clocks of the machines that ran them said), or, with
-//!   [`Order::StartedAt`], by `startedAt` (ties in the order given); between each two
+//!   [`Order::StartedAt`], by `startedAt` as an instant (ties in the order given, a time that
+//!   is no RFC 3339 first); between each two
 //!   consecutive reports, the regressions (a case that passed or was non-strict and now
 //!   fails) and the fixes (the reverse).
 //!
@@ -811,8 +812,12 @@ fn history(
 ) -> History {
     let mut sequence: Vec<usize> = (0..reports.len()).collect();
     if order == Order::StartedAt {
-        // Stable: reports started at the same time stay in the order given.
-        sequence.sort_by(|&a, &b| reports[a].1.started_at.cmp(&reports[b].1.started_at));
+        // Compared as instants, whatever offset a report was written with; one that is no
+        // RFC 3339 time (the schema does not hold it to one) goes first. Stable: reports
+        // started at the same instant stay in the order given.
+        let started =
+            |i: usize| chrono::DateTime::parse_from_rfc3339(&reports[i].1.started_at).ok();
+        sequence.sort_by_key(|&i| started(i));
     }
     let fine = |o: Outcome| matches!(o, Outcome::Pass | Outcome::NonStrict);
     let steps = sequence
@@ -958,6 +963,16 @@ mod tests {
         assert_eq!(history.reports, [1, 0]);
         assert_eq!(changes(&history.steps[0].regressions), [("b", Pass, Fail)]);
         assert_eq!(changes(&history.steps[0].fixes), [("a", Fail, Pass)]);
+    }
+
+    #[test]
+    fn by_start_the_times_are_instants_whatever_their_offset() {
+        let utc = report("x", "2026-01-01T00:00:00Z", &[]);
+        // 23:00 UTC the day before: earlier, though its text sorts later.
+        let east = report("x", "2026-01-01T01:00:00+02:00", &[]);
+        let reports = [("utc".to_owned(), utc), ("east".to_owned(), east)];
+        let history = compare(&reports, Order::StartedAt).history;
+        assert_eq!(history.map(|h| h.reports), Some(vec![1, 0]));
     }
 
     #[test]

@@ -138,7 +138,11 @@ fn compare(
             given.clone()
         };
         let file = path.display().to_string();
-        let bytes = match read_bounded(&path, COMPARE_REPORT_BYTES) {
+        let bytes = match read_bounded(
+            &path,
+            COMPARE_REPORT_BYTES,
+            "a report is read to here (a run's of the kit's whole corpus for every role is far less)",
+        ) {
             Ok(bytes) => bytes,
             Err(e) => {
                 eprintln!("asr-ctk: {e:#}");
@@ -470,7 +474,11 @@ pub fn max_report_bytes(corpus: &[Case]) -> u64 {
 
 /// Reads and parses one report: a regular file, at most `limit` bytes.
 fn read_report(path: &Path, limit: u64) -> Result<RunReport> {
-    let text = read_bounded(path, limit)?;
+    let text = read_bounded(
+        path,
+        limit,
+        "a report of this corpus can hold (1 MiB for each case and role, and 16 MiB)",
+    )?;
     serde_json::from_slice(&text).with_context(|| {
         format!(
             "failed to parse report {} as a report (schemas/report.schema.json)",
@@ -479,8 +487,8 @@ fn read_report(path: &Path, limit: u64) -> Result<RunReport> {
     })
 }
 
-/// Reads one report's bytes: a regular file, at most `limit` bytes.
-fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>> {
+/// Reads one report's bytes: a regular file, at most `limit` bytes, the bound `why` says.
+fn read_bounded(path: &Path, limit: u64, why: &str) -> Result<Vec<u8>> {
     let shown = path.display();
     let metadata =
         std::fs::metadata(path).with_context(|| format!("failed to read report {shown}"))?;
@@ -489,7 +497,7 @@ fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>> {
     }
     if metadata.len() > limit {
         bail!(
-            "report {shown} is {} bytes, more than the {limit} bytes a report of this corpus can hold (1 MiB for each case and role, and 16 MiB)",
+            "report {shown} is {} bytes, more than the {limit} bytes {why}",
             metadata.len()
         );
     }
