@@ -373,6 +373,20 @@ fn the_history_of_one_implementation_gives_its_regressions_and_fixes_in_the_orde
         changes(&comparison, "regressions"),
         change(regressed, "pass", "fail")
     );
+    let markdown = compare(&[&old_path, &new_path], &["--format", "markdown"]);
+    assert_eq!(markdown.status.code(), Some(1), "{markdown:?}");
+    let markdown = String::from_utf8_lossy(&markdown.stdout);
+    assert!(markdown.contains("### History\n"), "{markdown}");
+    assert!(
+        markdown.contains(&format!(
+            "  - regression: `{regressed}` (validator): pass to fail"
+        )),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains(&format!("  - fix: `{fixed}` (validator): fail to pass")),
+        "{markdown}"
+    );
     // A report compared with itself has no regression: exit 0.
     let same = compare(&[&old_path, &old_path], &[]);
     assert_eq!(same.status.code(), Some(0), "{same:?}");
