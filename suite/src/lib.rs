@@ -58,6 +58,8 @@ pub mod spec;
 #[cfg(feature = "kit")]
 pub mod case;
 #[cfg(feature = "kit")]
+pub mod compare;
+#[cfg(feature = "kit")]
 pub mod conformance;
 #[cfg(feature = "kit")]
 pub mod conserve;

@@ -46,6 +46,55 @@ pub enum ReportCommand {
         #[arg(long, value_name = "DIR")]
         cases: Option<PathBuf>,
     },
+    /// Compare the reports of several implementations, or of several runs of one.
+    ///
+    /// Each REPORT is a report.json (or a directory holding one); one that does not meet
+    /// schemas/report.schema.json is refused (exit 2). Shown: each report's verdict on every
+    /// rule and role, the rules no implementation meets and those they split on, and the cases
+    /// they answer differently. Reports of other case sets are compared on the cases they
+    /// share; the others are listed as left out.
+    ///
+    /// When every report is of one implementation (the same name), its history too: the
+    /// reports in the order given, the first the oldest (or by startedAt, with --order
+    /// started-at), and between each two the regressions (a case that passed or was
+    /// non-strict and now fails) and the fixes. The exit status is then 1 when there is a
+    /// regression, for a release gate: `report compare BASELINE CANDIDATE`.
+    Compare {
+        /// The reports: report.json files, or directories holding one.
+        #[arg(required = true, value_name = "REPORT")]
+        reports: Vec<PathBuf>,
+        /// What to write: text for a person, json (schemas/comparison.schema.json), or
+        /// markdown (for a pull request's comment).
+        #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
+        format: CompareFormat,
+        /// The order of the reports of one implementation: given (the first the oldest), or
+        /// started-at (by startedAt, ties as given).
+        #[arg(long, value_enum, default_value_t = HistoryOrder::Given)]
+        order: HistoryOrder,
+        /// Write to FILE instead of standard output.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+}
+
+/// What `report compare` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompareFormat {
+    /// For a person.
+    Text,
+    /// The comparison as one JSON document.
+    Json,
+    /// Markdown, for a pull request's comment.
+    Markdown,
+}
+
+/// How `report compare` orders the reports of one implementation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum HistoryOrder {
+    /// As given, the first the oldest.
+    Given,
+    /// By startedAt, ties as given.
+    StartedAt,
 }
 
 /// Where each case a run's command line selects falls among the cases of its role, or `None`
@@ -54,11 +103,92 @@ pub type Positions =
     for<'a> fn(&'a [Case], &[String]) -> Option<BTreeMap<(ProtocolRole, &'a str), usize>>;
 
 pub fn run(command: &ReportCommand, positions: Positions) -> Result<u8> {
-    let ReportCommand::Merge {
-        reports,
-        out,
-        cases,
-    } = command;
+    match command {
+        ReportCommand::Merge {
+            reports,
+            out,
+            cases,
+        } => merge(reports, out, cases.as_deref(), positions),
+        ReportCommand::Compare {
+            reports,
+            format,
+            order,
+            out,
+        } => compare(reports, *format, *order, out.as_deref()),
+    }
+}
+
+/// The most bytes of one report that `report compare` reads: without a corpus to size it
+/// by, a report of the kit's whole corpus for every role, cut as a run cuts it, and room
+/// to spare (see [`max_report_bytes`]).
+const COMPARE_REPORT_BYTES: u64 = 512 << 20;
+
+fn compare(
+    reports: &[PathBuf],
+    format: CompareFormat,
+    order: HistoryOrder,
+    out: Option<&Path>,
+) -> Result<u8> {
+    use asr_suite::compare;
+    let mut loaded = Vec::with_capacity(reports.len());
+    for given in reports {
+        let path = if given.is_dir() {
+            given.join("report.json")
+        } else {
+            given.clone()
+        };
+        let file = path.display().to_string();
+        let bytes = match read_bounded(
+            &path,
+            COMPARE_REPORT_BYTES,
+            "a report is read to here (a run's of the kit's whole corpus for every role is far less)",
+        ) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                eprintln!("asr-ctk: {e:#}");
+                return Ok(exit::USAGE_OR_IO);
+            }
+        };
+        match compare::parse_report(&file, &bytes) {
+            Ok(report) => loaded.push((file, report)),
+            Err(refusal) => {
+                eprintln!("asr-ctk: report refused: {refusal}");
+                return Ok(exit::USAGE_OR_IO);
+            }
+        }
+    }
+    let order = match order {
+        HistoryOrder::Given => compare::Order::Given,
+        HistoryOrder::StartedAt => compare::Order::StartedAt,
+    };
+    let comparison = compare::compare(&loaded, order);
+    let text = match format {
+        CompareFormat::Text => comparison.to_text(),
+        CompareFormat::Markdown => comparison.to_markdown(),
+        CompareFormat::Json => {
+            let mut json = serde_json::to_string_pretty(&comparison)?;
+            json.push('\n');
+            json
+        }
+    };
+    match out {
+        Some(file) => asr_suite::files::replace(file, text.as_bytes())
+            .with_context(|| format!("failed to write {}", file.display()))?,
+        None => print!("{text}"),
+    }
+    Ok(if comparison.regressions() > 0 {
+        exit::INVALID
+    } else {
+        exit::OK
+    })
+}
+
+fn merge(
+    reports: &[PathBuf],
+    out: &Path,
+    cases: Option<&Path>,
+    positions: Positions,
+) -> Result<u8> {
     if let Some(first) = reports.first() {
         // A report too large for a campaign's is left to the run's checks, which say why.
         if read_report(first, CAMPAIGN_REPORT_BYTES).is_ok_and(|r| r.campaign.is_some()) {
@@ -69,7 +199,7 @@ pub fn run(command: &ReportCommand, positions: Positions) -> Result<u8> {
         root,
         cases: corpus,
         info,
-    } = corpus::load_with_sources(cases.as_deref())?;
+    } = corpus::load_with_sources(cases)?;
     let digest = case_set_digest(&corpus).context("failed to read the corpus for its digest")?;
     let limit = max_report_bytes(&corpus);
     let by_name: BTreeMap<&str, &Case> = corpus.iter().map(|c| (c.name.as_str(), c)).collect();
@@ -344,6 +474,21 @@ pub fn max_report_bytes(corpus: &[Case]) -> u64 {
 
 /// Reads and parses one report: a regular file, at most `limit` bytes.
 fn read_report(path: &Path, limit: u64) -> Result<RunReport> {
+    let text = read_bounded(
+        path,
+        limit,
+        "a report of this corpus can hold (1 MiB for each case and role, and 16 MiB)",
+    )?;
+    serde_json::from_slice(&text).with_context(|| {
+        format!(
+            "failed to parse report {} as a report (schemas/report.schema.json)",
+            path.display()
+        )
+    })
+}
+
+/// Reads one report's bytes: a regular file, at most `limit` bytes, the bound `why` says.
+fn read_bounded(path: &Path, limit: u64, why: &str) -> Result<Vec<u8>> {
     let shown = path.display();
     let metadata =
         std::fs::metadata(path).with_context(|| format!("failed to read report {shown}"))?;
@@ -352,7 +497,7 @@ fn read_report(path: &Path, limit: u64) -> Result<RunReport> {
     }
     if metadata.len() > limit {
         bail!(
-            "report {shown} is {} bytes, more than the {limit} bytes a report of this corpus can hold (1 MiB for each case and role, and 16 MiB)",
+            "report {shown} is {} bytes, more than the {limit} bytes {why}",
             metadata.len()
         );
     }
@@ -367,9 +512,7 @@ fn read_report(path: &Path, limit: u64) -> Result<RunReport> {
     if text.len() as u64 > limit {
         bail!("report {shown} grew beyond {limit} bytes while it was read");
     }
-    serde_json::from_slice(&text).with_context(|| {
-        format!("failed to parse report {shown} as a report (schemas/report.schema.json)")
-    })
+    Ok(text)
 }
 
 /// The shards a report claims, each `(i, n)`: `i/n` with 1 <= i <= n, one n, none twice, and

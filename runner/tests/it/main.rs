@@ -2,6 +2,7 @@
 //! and one place (`helpers`) for what they share.
 
 mod cli;
+mod compare;
 mod faults;
 mod fuzz;
 mod fuzz_report;
