@@ -63,8 +63,9 @@ pub enum ReportCommand {
         /// The reports: report.json files, or directories holding one.
         #[arg(required = true, value_name = "REPORT")]
         reports: Vec<PathBuf>,
-        /// What to write: text for a person, json (schemas/comparison.schema.json), or
-        /// markdown (for a pull request's comment).
+        /// What to write: text for a person, json (schemas/comparison.schema.json),
+        /// markdown (for a pull request's comment), or html (one self-contained page: no
+        /// request leaves it, it reads without JavaScript, and sorts and filters with it).
         #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
         format: CompareFormat,
         /// The order of the reports of one implementation: given (the first the oldest), or
@@ -74,6 +75,10 @@ pub enum ReportCommand {
         /// Write to FILE instead of standard output.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
+        /// Write a badge for each report in DIR too: an SVG image named after the
+        /// implementation (and its version), conformant rules out of the applicable ones.
+        #[arg(long, value_name = "DIR")]
+        badges: Option<PathBuf>,
     },
 }
 
@@ -86,6 +91,8 @@ pub enum CompareFormat {
     Json,
     /// Markdown, for a pull request's comment.
     Markdown,
+    /// One self-contained HTML page.
+    Html,
 }
 
 /// How `report compare` orders the reports of one implementation.
@@ -114,7 +121,8 @@ pub fn run(command: &ReportCommand, positions: Positions) -> Result<u8> {
             format,
             order,
             out,
-        } => compare(reports, *format, *order, out.as_deref()),
+            badges,
+        } => compare(reports, *format, *order, out.as_deref(), badges.as_deref()),
     }
 }
 
@@ -128,6 +136,7 @@ fn compare(
     format: CompareFormat,
     order: HistoryOrder,
     out: Option<&Path>,
+    badges: Option<&Path>,
 ) -> Result<u8> {
     use asr_suite::compare;
     let mut loaded = Vec::with_capacity(reports.len());
@@ -165,6 +174,7 @@ fn compare(
     let text = match format {
         CompareFormat::Text => comparison.to_text(),
         CompareFormat::Markdown => comparison.to_markdown(),
+        CompareFormat::Html => asr_suite::render::comparison_html(&comparison),
         CompareFormat::Json => {
             let mut json = serde_json::to_string_pretty(&comparison)?;
             json.push('\n');
@@ -175,6 +185,16 @@ fn compare(
         Some(file) => asr_suite::files::replace(file, text.as_bytes())
             .with_context(|| format!("failed to write {}", file.display()))?,
         None => print!("{text}"),
+    }
+    if let Some(dir) = badges {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("failed to create {}", dir.display()))?;
+        for (name, (_, report)) in comparison.file_names().iter().zip(&loaded) {
+            let file = dir.join(format!("{name}.svg"));
+            let svg = asr_suite::render::badge_svg(&asr_suite::render::badge(report));
+            asr_suite::files::replace(&file, svg.as_bytes())
+                .with_context(|| format!("failed to write {}", file.display()))?;
+        }
     }
     Ok(if comparison.regressions() > 0 {
         exit::INVALID

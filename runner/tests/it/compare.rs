@@ -401,3 +401,128 @@ fn the_history_of_one_implementation_gives_its_regressions_and_fixes_in_the_orde
         "{human}"
     );
 }
+
+/// The values of `attribute` in `html`, in order.
+fn attribute_values<'a>(html: &'a str, attribute: &str) -> Vec<&'a str> {
+    let start = format!(" {attribute}=\"");
+    html.match_indices(&start)
+        .filter_map(|(at, _)| {
+            let rest = &html[at + start.len()..];
+            rest.find('"').map(|end| &rest[..end])
+        })
+        .collect()
+}
+
+/// The verdict a report gives a rule for a role (`""`: the rule as a whole), as the page
+/// names it.
+fn verdict_in(report: &RunReport, id: &str, played: &str) -> String {
+    let Some(row) = report.rules.iter().find(|r| r.rule == id) else {
+        return "none".into();
+    };
+    if played.is_empty() {
+        return row.verdict.as_str().into();
+    }
+    row.by_role
+        .iter()
+        .find(|(r, _)| r.as_str() == played)
+        .map_or_else(|| "none".into(), |(_, v)| v.verdict.as_str().into())
+}
+
+#[test]
+fn the_example_implementations_on_one_page_each_cell_its_reports_verdict_and_every_link_landing() {
+    let dir = scratch("compare-examples");
+    let example = |name: &str| {
+        format!(
+            "python3 {}",
+            root().join("examples/python-adapter").join(name).display()
+        )
+    };
+    let node = format!(
+        "node {}",
+        root().join("examples/node-adapter/reader.js").display()
+    );
+    // (report directory, adapter, role): the reference as both roles, the Python examples
+    // (right, broken and over-strict) and the JavaScript reader.
+    let runs: Vec<(&str, Option<String>, &str)> = vec![
+        ("reference-validator", None, "validator"),
+        ("reference-reader", None, "reader"),
+        ("python", Some(example("adapter.py")), "validator"),
+        ("broken", Some(example("adapter_broken.py")), "validator"),
+        ("strict", Some(example("adapter_strict.py")), "validator"),
+        ("node", Some(node), "reader"),
+    ];
+    let mut reports = Vec::new();
+    for (name, adapter, role) in &runs {
+        let out = dir.join(name);
+        let out_text = out.to_string_lossy().into_owned();
+        let mut args = vec!["run", "--quiet", "--role", role, "--out", &out_text];
+        if let Some(adapter) = adapter {
+            args.extend(["--adapter", adapter]);
+        }
+        let output = asr_ctk(&args);
+        assert!(
+            matches!(output.status.code(), Some(0 | 1)),
+            "{name}: {output:?}"
+        );
+        reports.push(out);
+    }
+    let page = dir.join("compare.html");
+    let badges = dir.join("badges");
+    let paths: Vec<&Path> = reports.iter().map(PathBuf::as_path).collect();
+    let output = compare(
+        &paths,
+        &[
+            "--format",
+            "html",
+            "--out",
+            &page.to_string_lossy(),
+            "--badges",
+            &badges.to_string_lossy(),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let html = std::fs::read_to_string(&page).expect("the page");
+    let loaded: Vec<RunReport> = reports
+        .iter()
+        .map(|dir| {
+            serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).expect("read"))
+                .expect("a report")
+        })
+        .collect();
+    // Every matrix row's cells are the reports' verdicts, in the order given.
+    let mut rows = 0;
+    for (at, _) in html.match_indices("<tr data-rule=\"") {
+        let line = &html[at..at + html[at..].find("</tr>").expect("a row's end")];
+        let id = attribute_values(line, "data-rule")[0];
+        let played = attribute_values(line, "data-role")[0];
+        let shown = attribute_values(line, "data-verdict");
+        let written: Vec<String> = loaded.iter().map(|r| verdict_in(r, id, played)).collect();
+        assert_eq!(shown, written, "{id} ({played})");
+        rows += 1;
+    }
+    assert!(rows > 60, "{rows} rows");
+    // The broken example fails a rule the right one meets: the page says so in its cell.
+    assert!(
+        html.contains("data-verdict=\"non-conformant\""),
+        "a failing cell"
+    );
+    // Every link is a fragment of the page, and an element has its id.
+    let ids: BTreeSet<&str> = attribute_values(&html, "id").into_iter().collect();
+    let links = attribute_values(&html, "href");
+    assert!(links.len() > 1000, "{} links", links.len());
+    for link in &links {
+        let target = link
+            .strip_prefix('#')
+            .unwrap_or_else(|| panic!("a link off the page: {link}"));
+        assert!(ids.contains(target), "nothing has the id of {link}");
+    }
+    // Every case of every report has its row, and every report its badge.
+    for report in &loaded {
+        for case in &report.cases {
+            let id = asr_suite::render::comparison::case_anchor(&case.name, case.role);
+            assert!(ids.contains(id.as_str()), "no row for {}", case.name);
+        }
+    }
+    let svgs = std::fs::read_dir(&badges).expect("badges").count();
+    assert_eq!(svgs, runs.len());
+}

@@ -50,6 +50,52 @@ pub fn badge(report: &RunReport) -> serde_json::Value {
     })
 }
 
+/// A badge (as [`badge`] gives it) as a flat SVG image, for a page or a README where no
+/// badge service is reached: the label on grey, the message on its colour.
+pub fn badge_svg(badge: &serde_json::Value) -> String {
+    let text = |key: &str| badge.get(key).and_then(|v| v.as_str()).unwrap_or("");
+    let (label, message) = (text("label"), text("message"));
+    let fill = match text("color") {
+        "brightgreen" => "#4c1",
+        "yellow" => "#dfb317",
+        "red" => "#e05d44",
+        _ => "#9f9f9f",
+    };
+    let (left, right) = (text_width(label), text_width(message));
+    let width = left + right;
+    let (label, message) = (svg_text(label), svg_text(message));
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"20\" role=\"img\" aria-label=\"{label}: {message}\">\
+<title>{label}: {message}</title>\
+<rect width=\"{left}\" height=\"20\" fill=\"#555\"/><rect x=\"{left}\" width=\"{right}\" height=\"20\" fill=\"{fill}\"/>\
+<g fill=\"#fff\" text-anchor=\"middle\" font-family=\"Verdana,DejaVu Sans,sans-serif\" font-size=\"11\">\
+<text x=\"{}\" y=\"14\">{label}</text><text x=\"{}\" y=\"14\">{message}</text></g></svg>\n",
+        left / 2,
+        left + right / 2
+    )
+}
+
+/// The width a text takes at 11px Verdana, near enough for a badge: 7px a character, and
+/// the margins.
+fn text_width(text: &str) -> usize {
+    text.chars().count() * 7 + 10
+}
+
+/// Text escaped for SVG (XML) content and attributes.
+fn svg_text(text: &str) -> String {
+    text.chars()
+        .filter(|c| super::xml_char(*c) && !c.is_control())
+        .map(|c| match c {
+            '&' => "&amp;".to_owned(),
+            '<' => "&lt;".to_owned(),
+            '>' => "&gt;".to_owned(),
+            '"' => "&quot;".to_owned(),
+            '\'' => "&#39;".to_owned(),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,5 +154,34 @@ mod tests {
         let badge = badge(&report);
         assert_eq!(badge["color"], "lightgrey");
         assert_eq!(badge["message"], "incomplete, 6/6 rules");
+    }
+
+    #[test]
+    fn the_svg_badge_shows_the_message_on_its_colour_and_escapes_it() {
+        let mut report = report();
+        for rule in &mut report.rules {
+            rule.verdict = RuleVerdict::Conformant;
+        }
+        let svg = badge_svg(&badge(&report));
+        assert!(
+            svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""),
+            "{svg}"
+        );
+        assert!(svg.contains(">6/6 rules</text>"), "{svg}");
+        assert!(svg.contains("fill=\"#4c1\""), "green: {svg}");
+        report.rules[0].verdict = RuleVerdict::NonConformant;
+        let red = badge_svg(&badge(&report));
+        assert!(
+            red.contains("fill=\"#e05d44\"") && !red.contains("#4c1"),
+            "{red}"
+        );
+        let hostile = serde_json::json!({"label": "a<b>&\"", "message": "</text><script>", "color": "javascript:"});
+        let svg = badge_svg(&hostile);
+        assert!(!svg.contains("<script") && !svg.contains("a<b"), "{svg}");
+        assert!(svg.contains("a&lt;b&gt;&amp;&quot;"), "{svg}");
+        assert!(
+            svg.contains("fill=\"#9f9f9f\""),
+            "an unknown colour is grey: {svg}"
+        );
     }
 }

@@ -230,7 +230,7 @@ fn failure_rules(case: &CaseResult) -> Vec<&str> {
 /// An id made of `prefix` and `text`, safe in an attribute and a fragment whatever the text:
 /// ASCII letters, digits and `-` kept, every other character as `_<hex>_`, so that two texts
 /// never share an id.
-fn anchor(prefix: &str, text: &str) -> String {
+pub(super) fn anchor(prefix: &str, text: &str) -> String {
     let mut id = prefix.to_owned();
     for c in text.chars() {
         if c.is_ascii_alphanumeric() || c == '-' {
@@ -435,7 +435,7 @@ details.case summary{cursor:pointer}\
 .by-rule{padding-left:1.2rem}details.full,details.stream{margin:.5rem 0}";
 
 /// Text escaped for HTML content and attribute values; characters not allowed in XML 1.0 dropped.
-fn esc(s: &str) -> String {
+pub(super) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in escape_controls(s).chars().filter(|c| xml_char(*c)) {
         match c {

@@ -15,6 +15,7 @@
 //! the report.
 
 mod badge;
+pub mod comparison;
 pub mod difference;
 mod html;
 mod junit;
@@ -25,7 +26,8 @@ pub mod streams;
 #[cfg(test)]
 mod fixture;
 
-pub use badge::badge;
+pub use badge::{badge, badge_svg};
+pub use comparison::comparison_html;
 pub use html::{html, html_with_streams};
 pub use junit::junit;
 pub use markdown::markdown;

@@ -13,8 +13,10 @@
 //!   they split on;
 //! - the cases (name and role) on which the outcomes differ, each report's outcome with what
 //!   its case row says (expected, actual, detail);
-//! - when the case sets differ, the cases some report lacks: they are left out of the
-//!   disagreements and the history, which are over the cases every report holds;
+//! - when the case sets differ, the cases some report lacks though it holds cases of their
+//!   role: they are left out of the disagreements and the history, which are over the cases
+//!   every report of their role holds (a report of readers does not lack a validator's
+//!   case);
 //! - when every report is of one implementation (the same name), its history: the reports in
 //!   the order given (the first the oldest: the order of the command line is the one a
 //!   release gate states, whatever the clocks of the machines that ran them said), or, with
@@ -31,7 +33,10 @@ use crate::judge::Outcome;
 use crate::protocol::ProtocolRole;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
+
+mod text;
+
+pub use text::row_name;
 
 /// The comparison of several reports.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,6 +57,9 @@ pub struct Comparison {
     pub interop: Interop,
     /// The shared cases on which the outcomes differ.
     pub disagreements: Vec<Disagreement>,
+    /// Every case (name and role) of any report, with each report's outcome: what the
+    /// matrix's cells stand on.
+    pub cases: Vec<CaseRow>,
     /// When every report is of one implementation: what changed from each to the next.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history: Option<History>,
@@ -88,6 +96,23 @@ pub struct LeftOut {
     pub role: ProtocolRole,
     /// The reports (indices of `implementations`) that lack it.
     pub missing_from: Vec<usize>,
+}
+
+/// One case (name and role) of any report, with each report's outcome of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CaseRow {
+    /// The case's name.
+    pub case: String,
+    /// The role it was run as.
+    pub role: ProtocolRole,
+    /// The case's id, as the first report that holds it says.
+    pub id: String,
+    /// The rules it tests, as the first report that holds it says.
+    pub rules: Vec<String>,
+    /// Each report's outcome, by the index of `implementations`: none where the report lacks
+    /// the case.
+    pub outcomes: Vec<Option<Outcome>>,
 }
 
 /// One rule and role of the matrix.
@@ -192,6 +217,8 @@ pub struct Disagreement {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CaseOutcome {
+    /// The report (an index of `implementations`).
+    pub report: usize,
     /// The outcome.
     pub outcome: Outcome,
     /// What went wrong, as the report says.
@@ -293,6 +320,44 @@ pub enum Refusal {
     },
 }
 
+impl Comparison {
+    /// A file name for each implementation, in order: its name and version in lowercase
+    /// letters, digits, `.`, `_` and `-` (every other run of characters one `-`), never empty,
+    /// never two alike (a later one gets `-2`, `-3`, ...).
+    pub fn file_names(&self) -> Vec<String> {
+        let mut taken = BTreeSet::new();
+        self.implementations
+            .iter()
+            .map(|entry| {
+                let full = match &entry.version {
+                    Some(version) => format!("{} {version}", entry.name),
+                    None => entry.name.clone(),
+                };
+                let mut base = String::new();
+                for c in full.chars() {
+                    if c.is_ascii_alphanumeric() || matches!(c, '.' | '_') {
+                        base.push(c.to_ascii_lowercase());
+                    } else if !base.ends_with('-') {
+                        base.push('-');
+                    }
+                }
+                // No hidden file, no `..`, and a bounded length, whatever the name said.
+                let mut base: String = base.trim_matches(['-', '.']).chars().take(80).collect();
+                if base.is_empty() {
+                    "implementation".clone_into(&mut base);
+                }
+                let mut name = base.clone();
+                let mut n = 1;
+                while !taken.insert(name.clone()) {
+                    n += 1;
+                    name = format!("{base}-{n}");
+                }
+                name
+            })
+            .collect()
+    }
+}
+
 /// Parses `bytes`, the report in `file`, after checking it against the report schema.
 pub fn parse_report(file: &str, bytes: &[u8]) -> Result<RunReport, Refusal> {
     let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| Refusal::NotJson {
@@ -353,11 +418,28 @@ pub fn compare(reports: &[(String, RunReport)], order: Order) -> Comparison {
         .collect();
     let every: BTreeSet<(&str, ProtocolRole)> =
         by_case.iter().flat_map(|m| m.keys().copied()).collect();
+    let plays: Vec<BTreeSet<ProtocolRole>> = by_case
+        .iter()
+        .map(|m| m.keys().map(|(_, role)| *role).collect())
+        .collect();
     let mut left_out = Vec::new();
     let mut shared = Vec::new();
+    let mut cases = Vec::with_capacity(every.len());
     for key in every {
+        let rows: Vec<Option<&CaseResult>> = by_case.iter().map(|m| m.get(&key).copied()).collect();
+        if let Some(first) = rows.iter().flatten().next() {
+            cases.push(CaseRow {
+                case: first.name.clone(),
+                role: first.role,
+                id: first.id.clone(),
+                rules: first.rules.clone(),
+                outcomes: rows.iter().map(|r| r.map(|c| c.outcome)).collect(),
+            });
+        }
+        // A report of no case of the role (one of a reader, beside a validator's) does not
+        // lack the case: it was not asked it.
         let missing_from: Vec<usize> = (0..by_case.len())
-            .filter(|&i| !by_case[i].contains_key(&key))
+            .filter(|&i| plays[i].contains(&key.1) && !by_case[i].contains_key(&key))
             .collect();
         if missing_from.is_empty() {
             shared.push(key);
@@ -374,10 +456,13 @@ pub fn compare(reports: &[(String, RunReport)], order: Order) -> Comparison {
     let disagreements = shared
         .iter()
         .filter_map(|key| {
-            let rows: Vec<&CaseResult> =
-                by_case.iter().filter_map(|m| m.get(key).copied()).collect();
-            let first = rows.first()?;
-            if rows.iter().all(|r| r.outcome == first.outcome) {
+            let rows: Vec<(usize, &CaseResult)> = by_case
+                .iter()
+                .enumerate()
+                .filter_map(|(i, m)| Some((i, *m.get(key)?)))
+                .collect();
+            let (_, first) = rows.first()?;
+            if rows.len() < 2 || rows.iter().all(|(_, r)| r.outcome == first.outcome) {
                 return None;
             }
             Some(Disagreement {
@@ -387,7 +472,8 @@ pub fn compare(reports: &[(String, RunReport)], order: Order) -> Comparison {
                 rules: first.rules.clone(),
                 outcomes: rows
                     .iter()
-                    .map(|r| CaseOutcome {
+                    .map(|(report, r)| CaseOutcome {
+                        report: *report,
                         outcome: r.outcome,
                         detail: r.detail.clone(),
                         expected: r.expected.clone(),
@@ -410,252 +496,8 @@ pub fn compare(reports: &[(String, RunReport)], order: Order) -> Comparison {
         matrix,
         interop,
         disagreements,
+        cases,
         history,
-    }
-}
-
-impl Comparison {
-    /// The regressions over the whole history (none without one).
-    pub fn regressions(&self) -> usize {
-        self.history
-            .as_ref()
-            .map_or(0, |h| h.steps.iter().map(|s| s.regressions.len()).sum())
-    }
-
-    /// The comparison for a person at a terminal.
-    pub fn to_text(&self) -> String {
-        let mut out = String::new();
-        let _ = writeln!(out, "{}", self.summary());
-        for (i, implementation) in self.implementations.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "  {} ({}, started {})",
-                self.label(i),
-                implementation.file,
-                implementation.started_at
-            );
-        }
-        for left in &self.left_out {
-            let _ = writeln!(
-                out,
-                "left out: {} ({}): not in {}",
-                left.case,
-                left.role.as_str(),
-                self.labels(&left.missing_from)
-            );
-        }
-        let _ = writeln!(out, "rules:");
-        for row in self.tested_rows() {
-            let cells: Vec<String> = row.cells.iter().map(cell_text).collect();
-            let _ = writeln!(
-                out,
-                "  {}: {}",
-                row_name(&row.rule, row.role),
-                cells.join(" | ")
-            );
-        }
-        for rule in &self.interop.none_meet {
-            let _ = writeln!(out, "no one meets {}", row_name(&rule.rule, rule.role));
-        }
-        for rule in &self.interop.splits {
-            let _ = writeln!(out, "split on {}", row_name(&rule.rule, rule.role));
-        }
-        for disagreement in &self.disagreements {
-            let outcomes: Vec<String> = disagreement
-                .outcomes
-                .iter()
-                .enumerate()
-                .map(|(i, o)| format!("[{}] {}", i + 1, o.outcome.as_str()))
-                .collect();
-            let _ = writeln!(
-                out,
-                "disagree on {} ({}): {}",
-                disagreement.case,
-                disagreement.role.as_str(),
-                outcomes.join(", ")
-            );
-            for (i, o) in disagreement.outcomes.iter().enumerate() {
-                if let Some(detail) = &o.detail {
-                    let _ = writeln!(out, "    [{}] {}", i + 1, first_line(detail));
-                }
-            }
-        }
-        for step in self.history.iter().flat_map(|h| &h.steps) {
-            let _ = writeln!(
-                out,
-                "from {} to {}: {} regressions, {} fixes",
-                self.label(step.from),
-                self.label(step.to),
-                step.regressions.len(),
-                step.fixes.len()
-            );
-            for (what, changes) in [("regression", &step.regressions), ("fix", &step.fixes)] {
-                for change in changes {
-                    let _ = writeln!(
-                        out,
-                        "  {what}: {} ({}): {} -> {}",
-                        change.case,
-                        change.role.as_str(),
-                        change.before.as_str(),
-                        change.after.as_str()
-                    );
-                }
-            }
-        }
-        out
-    }
-
-    /// The comparison as Markdown, for a pull request's comment.
-    pub fn to_markdown(&self) -> String {
-        let mut out = String::new();
-        let _ = writeln!(out, "**{}**\n", cell_escape(&self.summary()));
-        let _ = write!(out, "| Rule | Role |");
-        for i in 0..self.implementations.len() {
-            let _ = write!(out, " {} |", cell_escape(&self.label(i)));
-        }
-        let _ = write!(out, "\n|---|---|");
-        for _ in &self.implementations {
-            out.push_str("---|");
-        }
-        out.push('\n');
-        for row in self.tested_rows() {
-            let role = row.role.map_or("", ProtocolRole::as_str);
-            let _ = write!(out, "| {} | {role} |", cell_escape(&row.rule));
-            for cell in &row.cells {
-                let _ = write!(out, " {} |", cell_escape(&cell_text(cell)));
-            }
-            out.push('\n');
-        }
-        let lists = [
-            ("Rules no implementation meets", &self.interop.none_meet),
-            ("Rules the implementations split on", &self.interop.splits),
-        ];
-        for (title, rules) in lists {
-            if rules.is_empty() {
-                continue;
-            }
-            let _ = writeln!(out, "\n### {title}\n");
-            for rule in rules {
-                let _ = writeln!(out, "- `{}`", row_name(&rule.rule, rule.role));
-            }
-        }
-        if !self.disagreements.is_empty() {
-            let _ = writeln!(out, "\n### Cases they disagree on\n");
-            for disagreement in &self.disagreements {
-                let _ = writeln!(
-                    out,
-                    "- `{}` ({}, {}):",
-                    disagreement.case,
-                    disagreement.role.as_str(),
-                    disagreement.rules.join(", ")
-                );
-                for (i, o) in disagreement.outcomes.iter().enumerate() {
-                    let detail = o
-                        .detail
-                        .as_deref()
-                        .map(|d| format!(": {}", cell_escape(first_line(d))))
-                        .unwrap_or_default();
-                    let _ = writeln!(
-                        out,
-                        "  - {}: {}{detail}",
-                        cell_escape(&self.label(i)),
-                        o.outcome.as_str()
-                    );
-                }
-            }
-        }
-        if !self.left_out.is_empty() {
-            let _ = writeln!(out, "\n### Cases not in every report (left out)\n");
-            for left in &self.left_out {
-                let _ = writeln!(
-                    out,
-                    "- `{}` ({}): not in {}",
-                    left.case,
-                    left.role.as_str(),
-                    cell_escape(&self.labels(&left.missing_from))
-                );
-            }
-        }
-        if let Some(history) = &self.history {
-            let _ = writeln!(out, "\n### History\n");
-            for step in &history.steps {
-                let _ = writeln!(
-                    out,
-                    "- {} to {}: {} regressions, {} fixes",
-                    cell_escape(&self.label(step.from)),
-                    cell_escape(&self.label(step.to)),
-                    step.regressions.len(),
-                    step.fixes.len()
-                );
-                for (what, changes) in [("regression", &step.regressions), ("fix", &step.fixes)] {
-                    for change in changes {
-                        let _ = writeln!(
-                            out,
-                            "  - {what}: `{}` ({}): {} to {}",
-                            change.case,
-                            change.role.as_str(),
-                            change.before.as_str(),
-                            change.after.as_str()
-                        );
-                    }
-                }
-            }
-        }
-        out
-    }
-
-    /// The rows of the matrix some report tested: a row every report leaves untested (or
-    /// holds not applicable) says nothing to compare, and is left to the JSON.
-    fn tested_rows(&self) -> impl Iterator<Item = &MatrixRow> {
-        self.matrix.iter().filter(|row| {
-            row.cells.iter().any(|c| {
-                c.verdict.is_some_and(|v| {
-                    !matches!(v, RuleVerdict::Untested | RuleVerdict::NotApplicable)
-                })
-            })
-        })
-    }
-
-    /// One line: how many reports, rules, disagreements and regressions.
-    fn summary(&self) -> String {
-        let mut line = format!(
-            "{} reports, {} rule rows tested ({} untested by all): {} no one meets, {} split, {} cases disagreed on",
-            self.implementations.len(),
-            self.tested_rows().count(),
-            self.matrix.len() - self.tested_rows().count(),
-            self.interop.none_meet.len(),
-            self.interop.splits.len(),
-            self.disagreements.len()
-        );
-        if !self.same_case_set {
-            let _ = write!(
-                line,
-                "; case sets differ, {} cases left out",
-                self.left_out.len()
-            );
-        }
-        if self.history.is_some() {
-            let _ = write!(line, "; {} regressions", self.regressions());
-        }
-        line
-    }
-
-    /// The implementation `i` as a person reads it: name, version, and its position.
-    fn label(&self, i: usize) -> String {
-        self.implementations
-            .get(i)
-            .map_or_else(String::new, |c| match &c.version {
-                Some(version) => format!("{} {version} [{}]", c.name, i + 1),
-                None => format!("{} [{}]", c.name, i + 1),
-            })
-    }
-
-    fn labels(&self, indices: &[usize]) -> String {
-        indices
-            .iter()
-            .map(|&i| self.label(i))
-            .collect::<Vec<_>>()
-            .join(", ")
     }
 }
 
@@ -858,34 +700,6 @@ fn history(
     }
 }
 
-fn row_name(id: &str, role: Option<ProtocolRole>) -> String {
-    match role {
-        Some(role) => format!("{id} ({})", role.as_str()),
-        None => id.to_owned(),
-    }
-}
-
-fn cell_text(cell: &Cell) -> String {
-    match cell.verdict {
-        Some(verdict) => format!(
-            "{} {}/{}",
-            verdict.as_str(),
-            cell.passed + cell.non_strict,
-            cell.cases
-        ),
-        None => "-".to_owned(),
-    }
-}
-
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or("")
-}
-
-/// Text made safe in a Markdown table cell: no pipe or line break ends it.
-fn cell_escape(text: &str) -> String {
-    text.replace('|', "\\|").replace(['\n', '\r'], " ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1067,7 +881,58 @@ mod tests {
     }
 
     #[test]
-    fn markdown_cells_cannot_break_the_table() {
-        assert_eq!(cell_escape("a|b\nc"), "a\\|b c");
+    fn file_names_are_safe_and_distinct_whatever_the_names() {
+        let named = |name: &str| report(name, "t", &[]);
+        let reports: Vec<(String, RunReport)> =
+            ["Asr Go", "asr go", "../../etc/passwd", "..", "é/∆"]
+                .iter()
+                .map(|n| ((*n).to_owned(), named(n)))
+                .collect();
+        let files = compare(&reports, Order::Given).file_names();
+        assert_eq!(
+            files,
+            ["asr-go-1", "asr-go-1-2", "etc-passwd-1", "1", "1-2"]
+        );
+    }
+
+    #[test]
+    fn a_report_of_another_role_lacks_no_case_and_outcomes_name_their_report() {
+        use Outcome::{Fail, Pass};
+        let validator = report("x", "t", &[("a", Pass)]);
+        let mut reader = report("y", "t", &[("a", Pass)]);
+        for case in &mut reader.cases {
+            case.role = ProtocolRole::Reader;
+        }
+        let comparison = compare(
+            &[
+                ("v".to_owned(), validator.clone()),
+                ("r".to_owned(), reader.clone()),
+            ],
+            Order::Given,
+        );
+        assert!(comparison.left_out.is_empty(), "{:?}", comparison.left_out);
+        assert_eq!(comparison.cases.len(), 2);
+        // A third report, a validator that fails `a`: it disagrees with the first only.
+        let failing = report("z", "t", &[("a", Fail)]);
+        let comparison = compare(
+            &[
+                ("v".to_owned(), validator),
+                ("r".to_owned(), reader),
+                ("f".to_owned(), failing),
+            ],
+            Order::Given,
+        );
+        let outcomes: Vec<(usize, Outcome)> = comparison.disagreements[0]
+            .outcomes
+            .iter()
+            .map(|o| (o.report, o.outcome))
+            .collect();
+        assert_eq!(outcomes, [(0, Pass), (2, Fail)]);
+        let row = comparison
+            .cases
+            .iter()
+            .find(|c| c.role == ProtocolRole::Validator)
+            .expect("the validator's case");
+        assert_eq!(row.outcomes, [Some(Pass), None, Some(Fail)]);
     }
 }
