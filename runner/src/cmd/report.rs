@@ -54,10 +54,10 @@ pub enum ReportCommand {
     /// they answer differently. Reports of other case sets are compared on the cases they
     /// share; the others are listed as left out.
     ///
-    /// When every report is of one implementation (the same name), its history too: the
-    /// reports in the order given, the first the oldest (or by startedAt, with --order
-    /// started-at), and between each two the regressions (a case that passed or was
-    /// non-strict and now fails) and the fixes. The exit status is then 1 when there is a
+    /// When every report is of one implementation (the same name, playing the same roles),
+    /// its history too: the reports in the order given, the first the oldest (or by
+    /// startedAt, with --order started-at), and between each two the regressions (a case
+    /// that passed or was non-strict and now fails) and the fixes. The exit status is then 1 when there is a
     /// regression, for a release gate: `report compare BASELINE CANDIDATE`.
     Compare {
         /// The reports: report.json files, or directories holding one.

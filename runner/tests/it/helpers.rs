@@ -43,6 +43,20 @@ pub fn producers() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/producers")
 }
 
+/// The major version of the `node` on the `PATH`; 0 when there is none.
+pub fn node_major() -> u32 {
+    let version = Command::new("node")
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default();
+    version
+        .strip_prefix('v')
+        .and_then(|v| v.split('.').next())
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(0)
+}
+
 /// A scratch directory of one test, removed with everything in it when dropped, also when
 /// the test fails (symlinks in it are removed, not followed).
 #[derive(Debug)]

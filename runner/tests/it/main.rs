@@ -1,6 +1,7 @@
 //! The integration tests of the `asr-ctk` command, in one binary: one link for all of them,
 //! and one place (`helpers`) for what they share.
 
+mod browser;
 mod cli;
 mod compare;
 mod faults;

@@ -3,27 +3,17 @@
 //! reference on any stream of the corpus. A disagreement here is a missing case (both pass
 //! every case yet read a stream differently), or a bug of one side: add the case.
 
-use crate::helpers::{Kit, asr_ctk, corpus, root, scratch};
+use crate::helpers::{Kit, asr_ctk, corpus, node_major, root, scratch};
 use asr_suite::conformance::{Outcome, RunReport};
 use std::path::PathBuf;
-use std::process::Command;
 
 /// The adapter command, after checking that Node.js 20 or later is here: `.ci/run` installs
 /// it, and without it this test fails rather than pass by running nothing.
 fn node_reader() -> String {
-    let version = Command::new("node")
-        .arg("--version")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        .unwrap_or_default();
-    let major: u32 = version
-        .strip_prefix('v')
-        .and_then(|v| v.split('.').next())
-        .and_then(|m| m.parse().ok())
-        .unwrap_or(0);
+    let major = node_major();
     assert!(
         major >= 20,
-        "Node.js 20 or later is needed for examples/node-adapter (found {version:?}): `apt-get install nodejs`, as .ci/run does"
+        "Node.js 20 or later is needed for examples/node-adapter (found {major}): `apt-get install nodejs`, as .ci/run does"
     );
     format!(
         "node {}",

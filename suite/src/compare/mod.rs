@@ -17,7 +17,7 @@
 //!   role: they are left out of the disagreements and the history, which are over the cases
 //!   every report of their role holds (a report of readers does not lack a validator's
 //!   case);
-//! - when every report is of one implementation (the same name), its history: the reports in
+//! - when every report is of one implementation (the same name, playing the same roles), its history: the reports in
 //!   the order given (the first the oldest: the order of the command line is the one a
 //!   release gate states, whatever the clocks of the machines that ran them said), or, with
 //!   [`Order::StartedAt`], by `startedAt` as an instant (ties in the order given, a time that
@@ -484,10 +484,13 @@ pub fn compare(reports: &[(String, RunReport)], order: Order) -> Comparison {
             })
         })
         .collect();
+    // One implementation is one name playing the same roles: the reference as a validator
+    // and the reference as a reader are two rows of a matrix, not a history.
+    let played = |e: &Entry| e.roles.iter().copied().collect::<BTreeSet<_>>();
     let one_implementation = implementations.len() > 1
-        && implementations
-            .iter()
-            .all(|i| i.named && i.name == implementations[0].name);
+        && implementations.iter().all(|i| {
+            i.named && i.name == implementations[0].name && played(i) == played(&implementations[0])
+        });
     let history = one_implementation.then(|| history(reports, &by_case, &shared, order));
     Comparison {
         implementations,
@@ -777,6 +780,26 @@ mod tests {
         assert_eq!(history.reports, [1, 0]);
         assert_eq!(changes(&history.steps[0].regressions), [("b", Pass, Fail)]);
         assert_eq!(changes(&history.steps[0].fixes), [("a", Fail, Pass)]);
+    }
+
+    #[test]
+    fn one_name_in_other_roles_is_two_implementations_with_no_history() {
+        use Outcome::{Fail, Pass};
+        let validator = report("x", "t", &[("a", Pass)]);
+        let mut reader = report("x", "t", &[("a", Fail)]);
+        reader.adapter.roles = vec![ProtocolRole::Reader];
+        let both = [
+            ("v".to_owned(), validator.clone()),
+            ("r".to_owned(), reader),
+        ];
+        assert_eq!(compare(&both, Order::Given).history, None);
+        // The same roles in another order are the same implementation.
+        let mut first = validator.clone();
+        first.adapter.roles = vec![ProtocolRole::Validator, ProtocolRole::Reader];
+        let mut again = validator;
+        again.adapter.roles = vec![ProtocolRole::Reader, ProtocolRole::Validator];
+        let same = [("1".to_owned(), first), ("2".to_owned(), again)];
+        assert!(compare(&same, Order::Given).history.is_some());
     }
 
     #[test]

@@ -534,6 +534,7 @@ th[aria-sort=ascending]::after{content:' \\25B2'}th[aria-sort=descending]::after
 .o-fail,.o-error,.o-timeout,.o-crash,.o-protocol-error{color:#a40e26;font-weight:600}\
 .count{font-size:.85em;color:#57606a}.toc{display:flex;flex-wrap:wrap;gap:.3rem 1rem}\
 #filters{margin:.5rem 0;display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}\
+[hidden]{display:none!important}\
 :target{outline:3px solid #0969da}pre{white-space:pre-wrap;max-width:60rem;margin:.2rem 0}\
 .term{margin:.2rem 0;font-weight:600}.regression{color:#a40e26}.fix{color:#116329}";
 
