@@ -475,6 +475,7 @@ fn write_campaign_reports(
         implementation,
         roles,
         versus: None,
+        others: Vec::new(),
     };
     let found_dir = campaign.found_dir();
     let stream_files = campaign.stream_files();
