@@ -232,3 +232,100 @@ fn a_fault_of_one_of_three_leaves_the_case_to_the_other_two() {
     use asr_suite::conformance::Outcome;
     assert_eq!(outcomes, [Outcome::Pass, Outcome::Pass, Outcome::Fail]);
 }
+
+#[test]
+fn fuzz_of_two_without_the_reference_shrinks_a_difference_between_them() {
+    let place = scratch("nway-fuzz");
+    let out = place.join("out");
+    let output = asr_ctk(&[
+        "fuzz",
+        "--adapter",
+        &faithful(),
+        "--adapter",
+        &python_example("adapter_broken"),
+        "--iterations",
+        "60",
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.contains("ASR-212: lenient (among them)"), "{text}");
+    let dir = out.join("found/ASR-212");
+    let sidecars: Vec<_> = std::fs::read_dir(&dir)
+        .expect("a case found under ASR-212")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    assert_eq!(sidecars.len(), 1, "{sidecars:?}");
+    let sidecar: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sidecars[0]).expect("the sidecar"))
+            .expect("JSON");
+    let description = sidecar["description"].as_str().expect("a description");
+    assert!(
+        description.contains("[1 asr-ctk-reference]")
+            && description.contains("[2 asr-ctk-python-example-broken]"),
+        "{description}"
+    );
+    // What the reference says of the shrunk stream: broken under the rule.
+    assert_eq!(sidecar["expect"]["validator"]["valid"], false);
+    assert!(
+        sidecar["expect"]["validator"]["violations"]
+            .as_array()
+            .is_some_and(|v| v.iter().any(|v| v["rule"] == "ASR-212")),
+        "{sidecar}"
+    );
+    let stream = sidecars[0].with_extension("jsonl");
+    let lines = std::fs::read_to_string(&stream)
+        .expect("the stream")
+        .lines()
+        .count();
+    // Shrunk to the header and the record that breaks the rule.
+    assert!(lines <= 3, "{lines} lines in {}", stream.display());
+    let report = crate::helpers::report_json_in(&out);
+    let row = report["rules"]
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r["rule"] == "ASR-212"))
+        .expect("a row of ASR-212");
+    assert_eq!(row["verdict"], "non-conformant", "{row}");
+    assert!(
+        row["fuzz"]["found"]
+            .as_array()
+            .is_some_and(|f| f.len() == 1),
+        "{row}"
+    );
+    assert!(report["adapter"]["versus"].is_object(), "{report}");
+    crate::helpers::assert_report_meets_its_schema(&out);
+    // Two that agree: no case is found.
+    let same = asr_ctk(&[
+        "fuzz",
+        "--adapter",
+        &faithful(),
+        "--adapter",
+        &faithful(),
+        "--iterations",
+        "30",
+        "--out",
+        &place.join("same").to_string_lossy(),
+    ]);
+    assert_eq!(same.status.code(), Some(0), "{}", stdout(&same));
+    assert!(!place.join("same/found/ASR-212").exists());
+}
+
+#[test]
+fn a_producer_is_fuzzed_alone() {
+    let place = scratch("nway-fuzz-producer");
+    let output = asr_ctk(&[
+        "fuzz",
+        "--role",
+        "producer",
+        "--adapter",
+        "./a",
+        "--adapter",
+        "./b",
+        "--out",
+        &place.to_string_lossy(),
+    ]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("give --adapter once"));
+}
