@@ -3,6 +3,7 @@
 //! case to the others.
 
 use crate::helpers::{BIN, adapters, asr_ctk, readers, report_in, scratch};
+use asr_suite::conformance::Outcome;
 use std::path::Path;
 
 const HEADER: &str = r#"{"type":"session","seq":0,"id":"h","formatVersion":"0.1","agent":{"name":"codex"},"sessionId":"s1"}"#;
@@ -229,7 +230,6 @@ fn a_fault_of_one_of_three_leaves_the_case_to_the_other_two() {
     );
     let report = report_in(&out);
     let outcomes: Vec<_> = report.cases.iter().map(|c| c.outcome).collect();
-    use asr_suite::conformance::Outcome;
     assert_eq!(outcomes, [Outcome::Pass, Outcome::Pass, Outcome::Fail]);
 }
 

@@ -934,6 +934,7 @@ impl Target {
 
     /// The implementation's answers on the streams (`None` when it skips them: it does not
     /// implement a rule they test), or the fault that kept it from answering.
+    #[expect(clippy::too_many_arguments, reason = "one request's whole context")]
     fn ask(
         &mut self,
         at_side: usize,
