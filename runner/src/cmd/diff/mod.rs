@@ -35,7 +35,7 @@ pub struct Args {
     /// Streams to compare on; without them, the corpus's cases for the role.
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
-    /// The role both implementations play.
+    /// The role the implementations play.
     #[arg(long, value_enum, default_value_t = RoleArg::Reader)]
     role: RoleArg,
     /// Only corpus cases whose name matches this glob.
