@@ -329,3 +329,43 @@ fn a_producer_is_fuzzed_alone() {
     assert_eq!(output.status.code(), Some(2), "{output:?}");
     assert!(String::from_utf8_lossy(&output.stderr).contains("give --adapter once"));
 }
+
+#[test]
+fn fuzz_with_the_reference_among_several_judges_each_other_one_by_it() {
+    let place = scratch("nway-fuzz-oracle");
+    let out = place.join("out");
+    let output = asr_ctk(&[
+        "fuzz",
+        "--adapter",
+        &faithful(),
+        "--adapter",
+        "reference",
+        "--adapter",
+        &python_example("adapter_broken"),
+        "--iterations",
+        "60",
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    // Charged to the third, by its number; the faithful first one is never charged.
+    assert!(
+        text.contains("ASR-212: lenient (3 asr-ctk-python-example-broken)"),
+        "{text}"
+    );
+    assert!(!text.contains("(1 asr-ctk-reference)"), "{text}");
+    let names: Vec<String> = std::fs::read_dir(out.join("found/ASR-212"))
+        .expect("a case found under ASR-212")
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert!(
+        !names.is_empty() && names.iter().all(|n| n.starts_with("n_fuzz_3_lenient_")),
+        "{names:?}"
+    );
+}
