@@ -408,6 +408,10 @@ pub struct AdapterInfo {
     /// (`asr-ctk diff`, mode `diff`): the members above are the first's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub versus: Option<Compared>,
+    /// The third and later implementations of a comparison of more than two, in the order
+    /// they were given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub others: Vec<Compared>,
 }
 
 /// The second implementation of a comparison.

@@ -11,6 +11,7 @@ mod golden;
 mod helpers;
 mod merge;
 mod node_reader;
+mod nway;
 mod pipeline;
 mod producer_fuzz;
 mod producers;

@@ -734,6 +734,7 @@ mod tests {
                 }),
                 roles: vec![ProtocolRole::Validator],
                 versus: None,
+                others: Vec::new(),
             },
             command_line: Vec::new(),
             started_at: at.into(),

@@ -56,7 +56,7 @@
 //!     iteration: 1,
 //! });
 //! let adapter = AdapterInfo { command: vec!["./my-adapter".into()], mode: "persistent".into(),
-//!     implementation: None, roles: vec![ProtocolRole::Validator], versus: None };
+//!     implementation: None, roles: vec![ProtocolRole::Validator], versus: None, others: Vec::new() };
 //! let report = campaign.into_report(adapter);
 //! let row = |id: &str| report.rules.iter().find(|r| r.rule == id).expect("a row");
 //! assert_eq!(row("ASR-212").verdict, RuleVerdict::NonConformant);
@@ -987,6 +987,7 @@ mod tests {
             implementation: None,
             roles: vec![ProtocolRole::Validator],
             versus: None,
+            others: Vec::new(),
         }
     }
 

@@ -6,6 +6,7 @@
 pub mod members;
 mod outcome;
 mod producer;
+pub mod sides;
 
 pub use outcome::{
     Attribution, Failure, MAX_PLACES, MAX_RULE_ID_CHARS, MAX_UNKNOWN_RULES, Outcome, Place,

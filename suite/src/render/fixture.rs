@@ -72,6 +72,7 @@ pub fn report() -> RunReport {
             }),
             roles: vec![ProtocolRole::Validator],
             versus: None,
+            others: Vec::new(),
         },
         command_line: vec![
             "asr-ctk".into(),

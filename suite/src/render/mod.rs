@@ -174,7 +174,11 @@ impl<'a> View<'a> {
         View {
             // A comparison is of two implementations, and its title says so.
             title: match &report.adapter.versus {
-                Some(second) => format!("{first} versus {}", named(second.implementation.as_ref())),
+                Some(second) => std::iter::once(second)
+                    .chain(&report.adapter.others)
+                    .fold(first, |title, next| {
+                        format!("{title} versus {}", named(next.implementation.as_ref()))
+                    }),
                 None => first,
             },
             about: about(report),
@@ -729,6 +733,17 @@ mod tests {
         );
         let json = serde_json::to_value(&r).expect("serializes");
         assert!(schema().is_valid(&json), "the schema knows versus");
+        r.adapter.others.push(crate::conformance::Compared {
+            command: vec!["./third".into()],
+            implementation: None,
+        });
+        assert_eq!(
+            View::of(&r).title,
+            "asr-go 1.2.3 versus unknown implementation versus unknown implementation"
+        );
+        let json = serde_json::to_value(&r).expect("serializes");
+        assert_eq!(json["adapter"]["others"][0]["command"][0], "./third");
+        assert!(schema().is_valid(&json), "the schema knows others");
     }
 
     fn schema() -> jsonschema::Validator {

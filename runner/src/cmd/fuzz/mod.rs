@@ -21,7 +21,7 @@ use asr_suite::case::{
 };
 use asr_suite::catalog::Role;
 use asr_suite::check::{CheckOptions, check_bytes, check_related};
-use asr_suite::conformance::AdapterInfo;
+use asr_suite::conformance::{AdapterInfo, Compared};
 use asr_suite::diagnostic::Severity;
 use asr_suite::fuzz::campaign::{
     Campaign, Charge, ChargeKind, Exercised, FoundCase, Invocation, IterationOutcome, rules_held,
@@ -29,6 +29,8 @@ use asr_suite::fuzz::campaign::{
 use asr_suite::fuzz::generator::{self, Config, Stream};
 use asr_suite::fuzz::oracle::{self, Disagreement, Expected, Kind};
 use asr_suite::fuzz::{mutate, seeded_bytes, shrink};
+use asr_suite::judge::members::Kinds;
+use asr_suite::judge::sides::{Difference, NO_SUCH_FINDING, differences};
 use asr_suite::protocol::{CaseRequest, Reply, StreamAnswer, StreamInput, base64_encode};
 use asr_suite::render::escape_controls;
 use asr_suite::rule::{self, RuleId};
@@ -41,9 +43,11 @@ use std::time::{Duration, Instant};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The adapter command (`reference` names the built-in one).
-    #[arg(long, value_name = "CMD")]
-    adapter: String,
+    /// The adapter command (`reference` names the built-in one). Give it more than once to
+    /// fuzz several implementations at once: with `reference` among them, each other one is
+    /// judged by the reference; without, a difference among them is what is found.
+    #[arg(long = "adapter", value_name = "CMD", required = true)]
+    adapters: Vec<String>,
     /// The role the implementation plays.
     #[arg(long, value_enum, default_value_t = RunRole::Validator)]
     role: RunRole,
@@ -98,6 +102,11 @@ mod producer;
 mod promote;
 
 impl Args {
+    /// The first adapter given.
+    fn adapter(&self) -> &str {
+        self.adapters.first().map_or("reference", String::as_str)
+    }
+
     /// The stream role fuzzed (a producer is fuzzed by [`producer`]).
     fn stream_role(&self) -> RoleArg {
         match self.role {
@@ -156,11 +165,33 @@ pub fn run(args: &Args) -> Result<u8> {
         promote_into,
         work,
     } = setup(args)?;
-    let command = if args.adapter == "reference" {
-        crate::adapter::reference_command(limits)?
+    // With the reference among several, the built-in oracle stands for it: the others are
+    // asked. Without it, they are all asked, and judged by each other.
+    let by_oracle = args.adapters.len() == 1 || args.adapters.iter().any(|a| a == "reference");
+    let asked: Vec<(usize, &String)> = if args.adapters.len() == 1 {
+        vec![(0, &args.adapters[0])]
     } else {
-        crate::adapter::adapter_command(&args.adapter)?
+        args.adapters
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| !by_oracle || *a != "reference")
+            .collect()
     };
+    anyhow::ensure!(
+        !asked.is_empty(),
+        "give an implementation beside the reference to fuzz"
+    );
+    let commands: Vec<Vec<String>> = asked
+        .iter()
+        .map(|(_, given)| {
+            if *given == "reference" {
+                crate::adapter::reference_command(limits)
+            } else {
+                crate::adapter::adapter_command(given)
+            }
+        })
+        .collect::<Result<_>>()?;
+    let numbers: Vec<usize> = asked.iter().map(|(n, _)| *n).collect();
     let schemas = SchemaCheck::new(false)?;
     let talk = Talk {
         timeout: timeouts.answer(args.role.protocol()),
@@ -169,25 +200,53 @@ pub fn run(args: &Args) -> Result<u8> {
         check: &schemas,
         retention: None,
     };
-    let mut targets = Vec::with_capacity(args.jobs);
+    let mut targets: Vec<Target> = Vec::with_capacity(args.jobs);
     for _ in 0..args.jobs {
-        match Driver::start(&command, talk, args.oneshot) {
-            Ok(side) => targets.push(Target {
-                side,
-                seq: 0,
-                files: Vec::new(),
-            }),
-            Err(code) => {
-                for target in &mut targets {
-                    target.side.stop();
+        let mut sides = Vec::with_capacity(commands.len());
+        for command in &commands {
+            match Driver::start(command, talk, args.oneshot) {
+                Ok(side) => sides.push(side),
+                Err(code) => {
+                    for side in &mut sides {
+                        side.stop();
+                    }
+                    for target in &mut targets {
+                        target.stop();
+                    }
+                    return Ok(code);
                 }
-                return Ok(code);
             }
         }
+        targets.push(Target {
+            sides,
+            seq: 0,
+            files: Vec::new(),
+        });
     }
     let deadline = deadline(args);
-    let identity = targets.first().map(|t| t.side.identity().clone());
+    let identities: Vec<Reply> = targets
+        .first()
+        .map(|t| t.sides.iter().map(|s| s.identity().clone()).collect())
+        .unwrap_or_default();
+    let labels: Vec<String> = identities
+        .iter()
+        .zip(&asked)
+        .map(|(identity, (n, given))| match identity {
+            Reply::Started { implementation, .. } => format!("{} {}", n + 1, implementation.name),
+            _ => format!("{} {given}", n + 1),
+        })
+        .collect();
+    let who = Who {
+        by_oracle,
+        labels,
+        numbers,
+        several: args.adapters.len() > 1,
+    };
     let mut options = Vec::new();
+    for given in args.adapters.iter().skip(1) {
+        options.push("--adapter".to_owned());
+        options.push(given.clone());
+    }
     if args.oneshot {
         // One-shot mode generates no families: other streams.
         options.push("--oneshot".to_owned());
@@ -196,7 +255,7 @@ pub fn run(args: &Args) -> Result<u8> {
         args.role.protocol(),
         args.seed,
         Invocation {
-            adapter: args.adapter.clone(),
+            adapter: args.adapter().to_owned(),
             out: args.out.clone(),
             options,
         },
@@ -224,7 +283,7 @@ pub fn run(args: &Args) -> Result<u8> {
                 retention: None,
             };
             let path = work.join(format!("stream-{job}"));
-            fuzz_job(args, target, talk, &shared, deadline, &path)
+            fuzz_job(args, (target, &who), talk, &shared, deadline, &path)
         },
         |live| print_live(&shared, started, live),
     );
@@ -239,7 +298,7 @@ pub fn run(args: &Args) -> Result<u8> {
         .campaign
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    write_campaign_reports(campaign, &command, args.oneshot, identity, &args.out)?;
+    write_campaign_reports(campaign, &commands, args.oneshot, identities, &args.out)?;
     print_summary(&tallies, iterations, elapsed, args)?;
     if let Some(corpus) = promote_into {
         let found: Vec<PathBuf> = tallies.values().flat_map(|t| t.written.clone()).collect();
@@ -267,11 +326,36 @@ struct Shared {
     written: AtomicUsize,
     /// Jobs still running.
     running: AtomicUsize,
-    tallies: Mutex<BTreeMap<(Kind, String), Tally>>,
+    tallies: Mutex<BTreeMap<TallyKey, Tally>>,
     /// The first error that ended a job (writing a case failed, say).
     failure: Mutex<Option<anyhow::Error>>,
     /// The campaign's accounting, for its reports.
     campaign: Mutex<Campaign>,
+}
+
+/// The kind and rule of a disagreement, and who it is charged to (`""` for the one
+/// implementation of a campaign, the sides' label for a difference among several).
+type TallyKey = (Kind, String, String);
+
+/// Who a campaign asks, and how they are judged.
+struct Who {
+    /// Judged by the reference (else by each other).
+    by_oracle: bool,
+    /// Each implementation asked, numbered in `--adapter` order and named.
+    labels: Vec<String>,
+    /// Each one's place in `--adapter` order.
+    numbers: Vec<usize>,
+    /// More than one `--adapter` was given.
+    several: bool,
+}
+
+/// A disagreement of one iteration: with the reference (charged to the implementation
+/// `by`) or among the implementations (`difference`).
+#[derive(Debug, Clone)]
+struct Found {
+    disagreement: Disagreement,
+    by: Option<usize>,
+    difference: Option<Difference>,
 }
 
 /// A running job, counted out when dropped.
@@ -314,7 +398,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// disagrees. Iteration `i` is the same stream whichever job takes it.
 fn fuzz_job(
     args: &Args,
-    mut target: Target,
+    (mut target, who): (Target, &Who),
     talk: Talk<'_>,
     shared: &Shared,
     deadline: Option<Instant>,
@@ -330,8 +414,9 @@ fn fuzz_job(
             // One-shot mode runs one stream a process: no families.
             let (streams, subject) = subject_of(args.seed, iteration, role, !args.oneshot)?;
             let bytes: Vec<Vec<u8>> = streams.iter().map(|(_, s)| s.to_bytes()).collect();
-            let judged = judge(
+            let judged = judge_all(
                 &mut target,
+                who,
                 &streams,
                 &bytes,
                 &subject,
@@ -365,10 +450,10 @@ fn fuzz_job(
                         IterationOutcome::Disagreed(
                             found
                                 .iter()
-                                .map(|d| Charge {
+                                .map(|f| Charge {
                                     non_strict: false,
-                                    rule: d.rule.clone(),
-                                    kind: ChargeKind::from(d.kind),
+                                    rule: f.disagreement.rule.clone(),
+                                    kind: ChargeKind::from(f.disagreement.kind),
                                 })
                                 .collect(),
                         )
@@ -377,8 +462,14 @@ fn fuzz_job(
                     found
                 }
             };
-            for disagreement in found {
-                let key = (disagreement.kind, disagreement.rule.clone());
+            for finding in found {
+                let disagreement = finding.disagreement.clone();
+                let charged_to = match finding.by {
+                    Some(at) if who.several => who.labels[at].clone(),
+                    _ if finding.difference.is_some() => "among them".to_owned(),
+                    _ => String::new(),
+                };
+                let key = (disagreement.kind, disagreement.rule.clone(), charged_to);
                 let keep = lock(&shared.tallies)
                     .entry(key.clone())
                     .or_default()
@@ -409,11 +500,11 @@ fn fuzz_job(
                             trial[at].1 = candidate.clone();
                             !supervise::interrupted()
                                 && still_disagrees(
-                                    &mut target,
+                                    (&mut target, who),
                                     &trial,
                                     (&subject, &notices),
                                     role,
-                                    &disagreement,
+                                    &finding,
                                     stream_path,
                                     talk,
                                 )
@@ -430,7 +521,7 @@ fn fuzz_job(
                     role,
                     &disagreement,
                     (args.seed, iteration, number),
-                    &target.side,
+                    &against(&target, who, &finding),
                 )?;
                 lock(&shared.campaign).record_found(
                     &disagreement.rule,
@@ -448,33 +539,71 @@ fn fuzz_job(
             shared.judged.fetch_add(1, Ordering::SeqCst);
         }
     })();
-    target.side.stop();
+    target.stop();
     outcome
+}
+
+/// Who a found case was found against: the stem's prefix (the implementation's number,
+/// when several were asked) and the words of its provenance.
+fn against(target: &Target, who: &Who, finding: &Found) -> (String, String) {
+    match finding.by {
+        Some(at) => (
+            if who.several {
+                format!("{}_", who.numbers[at] + 1)
+            } else {
+                String::new()
+            },
+            format!(
+                "against {}",
+                target.sides.get(at).map(Driver::name).unwrap_or_default()
+            ),
+        ),
+        None => (
+            "among_".to_owned(),
+            format!("among {}", who.labels.join(", ")),
+        ),
+    }
 }
 
 /// Writes a campaign's reports (those `run` writes) into `out`, beside `out/found/`: who was
 /// asked is `command`, and what it said when it started.
 fn write_campaign_reports(
     campaign: Campaign,
-    command: &[String],
+    commands: &[Vec<String>],
     oneshot: bool,
-    identity: Option<Reply>,
+    identities: Vec<Reply>,
     out: &Path,
 ) -> Result<()> {
-    let (implementation, roles) = match identity {
-        Some(Reply::Started {
-            implementation,
-            roles,
-            ..
-        }) => (Some(implementation), roles),
-        _ => (None, Vec::new()),
-    };
+    let mut named: Vec<(Option<asr_suite::protocol::Implementation>, Vec<_>)> = identities
+        .into_iter()
+        .map(|identity| match identity {
+            Reply::Started {
+                implementation,
+                roles,
+                ..
+            } => (Some(implementation), roles),
+            _ => (None, Vec::new()),
+        })
+        .collect();
+    named.resize(commands.len().max(1), (None, Vec::new()));
+    let mut compared = commands
+        .iter()
+        .zip(&named)
+        .skip(1)
+        .map(|(command, (implementation, _))| Compared {
+            command: command.clone(),
+            implementation: implementation.clone(),
+        });
+    let versus = compared.next();
+    let others = compared.collect();
+    let (implementation, roles) = named.swap_remove(0);
     let adapter = AdapterInfo {
-        command: command.to_vec(),
+        command: commands.first().cloned().unwrap_or_default(),
         mode: if oneshot { "oneshot" } else { "persistent" }.into(),
         implementation,
         roles,
-        versus: None,
+        versus,
+        others,
     };
     let found_dir = campaign.found_dir();
     let stream_files = campaign.stream_files();
@@ -483,14 +612,23 @@ fn write_campaign_reports(
     crate::write::reports(&report, &found_dir, &stream_files, out)
 }
 
-/// The command that runs the found cases of a campaign of `role` again.
+/// The command that runs the found cases of a campaign of `role` again, for each
+/// implementation asked.
 fn rerun(args: &Args, role: &str) -> String {
-    format!(
-        "re-run them: asr-ctk run --cases {} --role {role} --adapter {}{}",
-        shell_words::quote(&args.out.join("found").to_string_lossy()),
-        shell_words::quote(&args.adapter),
-        if args.oneshot { " --oneshot" } else { "" }
-    )
+    let several = args.adapters.len() > 1;
+    args.adapters
+        .iter()
+        .filter(|a| !several || *a != "reference")
+        .map(|adapter| {
+            format!(
+                "re-run them: asr-ctk run --cases {} --role {role} --adapter {}{}",
+                shell_words::quote(&args.out.join("found").to_string_lossy()),
+                shell_words::quote(adapter),
+                if args.oneshot { " --oneshot" } else { "" }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Says what became of each case `--promote` took to the corpus.
@@ -605,7 +743,7 @@ fn print_live(shared: &Shared, started: Instant, live: bool) {
     let rate = per_second(judged, started.elapsed().as_secs_f64());
     let found: Vec<String> = lock(&shared.tallies)
         .iter()
-        .map(|((kind, rule), t)| format!("{rule} {kind} {}", t.count))
+        .map(|((kind, rule, _), t)| format!("{rule} {kind} {}", t.count))
         .collect();
     let said = format!(
         "fuzz: {judged} streams, {rate:.0}/s; findings: {}",
@@ -747,7 +885,8 @@ impl Driver {
 /// The implementation behind the protocol, restarted after a fault, and the seq of the
 /// last request it was sent.
 struct Target {
-    side: Driver,
+    /// Each implementation asked, in `--adapter` order.
+    sides: Vec<Driver>,
     seq: u64,
     /// The files the streams are written to, kept open: rewriting one in place costs a
     /// write, where creating it anew costs a truncation, which some file systems follow with
@@ -756,6 +895,12 @@ struct Target {
 }
 
 impl Target {
+    fn stop(&mut self) {
+        for side in &mut self.sides {
+            side.stop();
+        }
+    }
+
     /// The path of the `at`th stream of a request, below `base`.
     fn path(base: &Path, at: usize) -> PathBuf {
         let mut name = base.as_os_str().to_owned();
@@ -789,8 +934,10 @@ impl Target {
 
     /// The implementation's answers on the streams (`None` when it skips them: it does not
     /// implement a rule they test), or the fault that kept it from answering.
+    #[expect(clippy::too_many_arguments, reason = "one request's whole context")]
     fn ask(
         &mut self,
+        at_side: usize,
         streams: &Streams,
         bytes: &[Vec<u8>],
         subject: &Subject,
@@ -806,7 +953,7 @@ impl Target {
             inputs.push(StreamInput {
                 part: part.clone(),
                 path: path.to_string_lossy().into_owned(),
-                data: (!self.side.by_path()).then(|| base64_encode(bytes)),
+                data: (!self.sides[at_side].by_path()).then(|| base64_encode(bytes)),
             });
         }
         self.seq += 1;
@@ -823,7 +970,7 @@ impl Target {
             format: None,
             streams: inputs,
         };
-        match self.side.ask(&request, &Target::path(base, 0), talk)? {
+        match self.sides[at_side].ask(&request, &Target::path(base, 0), talk)? {
             Answer::Skipped(_) => Ok(None),
             Answer::Streams(answers) if answers.len() == streams.len() => Ok(Some(answers)),
             Answer::Streams(answers) => Err(format!(
@@ -839,7 +986,7 @@ impl Target {
 /// disagreement a rule (the first mismatch of each stands for the rest); `None` when the
 /// implementation skipped them. `bytes` are the streams as written.
 fn judge(
-    target: &mut Target,
+    (target, at_side): (&mut Target, usize),
     streams: &Streams,
     bytes: &[Vec<u8>],
     subject: &Subject,
@@ -847,7 +994,7 @@ fn judge(
     base: &Path,
     talk: Talk<'_>,
 ) -> Option<Vec<Disagreement>> {
-    let answers = match target.ask(streams, bytes, subject, role, base, talk) {
+    let answers = match target.ask(at_side, streams, bytes, subject, role, base, talk) {
         Ok(Some(answers)) => answers,
         Ok(None) => return None,
         Err(fault) => {
@@ -882,6 +1029,129 @@ fn judge(
     Some(by_rule.into_values().collect())
 }
 
+/// Every disagreement of the implementations asked on `streams`: with the reference, each
+/// charged to its implementation; or, judged by each other, every difference among them
+/// (at most one a rule) and every fault. `None` when none gave an answer to judge.
+#[expect(clippy::too_many_arguments, reason = "one iteration's whole context")]
+fn judge_all(
+    target: &mut Target,
+    who: &Who,
+    streams: &Streams,
+    bytes: &[Vec<u8>],
+    subject: &Subject,
+    role: RoleArg,
+    base: &Path,
+    talk: Talk<'_>,
+) -> Option<Vec<Found>> {
+    let mut out = Vec::new();
+    let mut judged = false;
+    if who.by_oracle {
+        for at in 0..target.sides.len() {
+            if let Some(found) = judge((target, at), streams, bytes, subject, role, base, talk) {
+                judged = true;
+                out.extend(found.into_iter().map(|disagreement| Found {
+                    disagreement,
+                    by: Some(at),
+                    difference: None,
+                }));
+            }
+        }
+        return judged.then_some(out);
+    }
+    let mut answers: Vec<Option<Vec<StreamAnswer>>> = Vec::with_capacity(target.sides.len());
+    for at in 0..target.sides.len() {
+        answers.push(
+            match target.ask(at, streams, bytes, subject, role, base, talk) {
+                Ok(answer) => answer,
+                Err(fault) => {
+                    judged = true;
+                    out.push(Found {
+                        disagreement: Disagreement {
+                            kind: Kind::Fault,
+                            rule: fault_rule(subject),
+                            detail: fault,
+                        },
+                        by: Some(at),
+                        difference: None,
+                    });
+                    None
+                }
+            },
+        );
+    }
+    let answered = answers.iter().filter(|a| a.is_some()).count();
+    if answered < 2 {
+        return judged.then_some(out);
+    }
+    let case_rules: Vec<String> = match subject {
+        Subject::Broken { rule, .. } => vec![rule.to_string()],
+        Subject::Valid => Vec::new(),
+    };
+    let case_rules: Vec<&str> = case_rules.iter().map(String::as_str).collect();
+    let mut by_rule: BTreeMap<String, Found> = BTreeMap::new();
+    for (index, stream) in bytes.iter().enumerate() {
+        let of_stream: Vec<Option<&StreamAnswer>> = answers
+            .iter()
+            .map(|a| a.as_ref().and_then(|streams| streams.get(index)))
+            .collect();
+        let kinds = Kinds::of_stream(stream);
+        for mut difference in differences(&of_stream, role.protocol(), &kinds, &case_rules) {
+            if bytes.len() > 1 {
+                difference.pointer = format!("/streams/{index}{}", difference.pointer);
+            }
+            let kind = match role {
+                RoleArg::Reader => Kind::Reading,
+                RoleArg::Validator => {
+                    let first = difference.sides.first().and_then(|s| s.value.as_ref());
+                    let lacks = first.is_some_and(|v| {
+                        v == NO_SUCH_FINDING || v == &serde_json::Value::Bool(true)
+                    });
+                    if lacks {
+                        Kind::OverStrict
+                    } else {
+                        Kind::Lenient
+                    }
+                }
+            };
+            let detail = said(&difference, &who.labels);
+            by_rule
+                .entry(difference.rule.clone())
+                .or_insert_with(|| Found {
+                    disagreement: Disagreement {
+                        kind,
+                        rule: difference.rule.clone(),
+                        detail,
+                    },
+                    by: None,
+                    difference: Some(difference),
+                });
+        }
+    }
+    out.extend(by_rule.into_values());
+    Some(out)
+}
+
+/// A difference in words: where, and each side with the implementations holding it.
+fn said(d: &Difference, labels: &[String]) -> String {
+    let sides: Vec<String> = d
+        .sides
+        .iter()
+        .map(|side| {
+            let holders: Vec<&str> = side
+                .holders
+                .iter()
+                .filter_map(|n| labels.get(*n).map(String::as_str))
+                .collect();
+            let value = side
+                .value
+                .as_ref()
+                .map_or_else(|| "absent".to_owned(), ToString::to_string);
+            format!("[{}] {value}", holders.join(", "))
+        })
+        .collect();
+    format!("{}: {}", d.pointer, sides.join("; "))
+}
+
 fn fault_rule(subject: &Subject) -> String {
     match subject {
         Subject::Valid => asr_suite::judge::UNATTRIBUTED.to_owned(),
@@ -893,11 +1163,11 @@ fn fault_rule(subject: &Subject) -> String {
 /// for them: valid streams stay valid for the reference, a broken one stays broken under
 /// the same rule, and no notice comes in that the streams did not have (`notices`).
 fn still_disagrees(
-    target: &mut Target,
+    (target, who): (&mut Target, &Who),
     candidate: &Streams,
     (subject, notices): (&Subject, &std::collections::BTreeSet<String>),
     role: RoleArg,
-    disagreement: &Disagreement,
+    finding: &Found,
     base: &Path,
     talk: Talk<'_>,
 ) -> bool {
@@ -914,11 +1184,30 @@ fn still_disagrees(
             .iter()
             .all(|bytes| oracle::reference_reading(bytes).accepted),
     };
-    oracle_holds
-        && judge(target, candidate, &bytes, subject, role, base, talk)
-            .into_iter()
-            .flatten()
-            .any(|d| d.same(disagreement))
+    if !oracle_holds {
+        return false;
+    }
+    match (&finding.difference, finding.by) {
+        // The same difference: the same rule, pointer and sides.
+        (Some(difference), _) => {
+            judge_all(target, who, candidate, &bytes, subject, role, base, talk)
+                .into_iter()
+                .flatten()
+                .any(|f| f.difference.is_some_and(|d| d.same(difference)))
+        }
+        (None, at) => judge(
+            (target, at.unwrap_or(0)),
+            candidate,
+            &bytes,
+            subject,
+            role,
+            base,
+            talk,
+        )
+        .into_iter()
+        .flatten()
+        .any(|d| d.same(&finding.disagreement)),
+    }
 }
 
 /// Writes the shrunk streams and their sidecar: what the reference says of them, so that
@@ -931,7 +1220,7 @@ fn write_case(
     role: RoleArg,
     disagreement: &Disagreement,
     (seed, iteration, number): (u64, u64, usize),
-    side: &Driver,
+    (who_prefix, against): &(String, String),
 ) -> Result<(PathBuf, Vec<PathBuf>)> {
     let rule_dir = if disagreement.rule.starts_with("ASR-") {
         disagreement.rule.clone()
@@ -946,7 +1235,11 @@ fn write_case(
     check_related(&mut reports, &options);
     let valid = reports.iter().all(asr_suite::check::StreamReport::valid);
     let prefix = if valid { "y" } else { "n" };
-    let stem = format!("{prefix}_fuzz_{}_{seed}_{iteration}", disagreement.kind).replace('-', "_");
+    let stem = format!(
+        "{prefix}_fuzz_{who_prefix}{}_{seed}_{iteration}",
+        disagreement.kind
+    )
+    .replace('-', "_");
     let mut stream_paths = Vec::with_capacity(streams.len());
     for ((part, _), bytes) in streams.iter().zip(&bytes) {
         let name = if part.is_empty() {
@@ -1028,7 +1321,7 @@ fn write_case(
         provenance: Provenance::FuzzFound {
             target: format!("asr-ctk fuzz --role {}", role.name()),
             seed: format!("{seed}/{iteration}"),
-            note: Some(format!("against {}", side.name())),
+            note: Some(against.clone()),
         },
         status: Status::Stable,
         decision: None,
@@ -1058,7 +1351,7 @@ fn per_second(count: u64, seconds: f64) -> f64 {
 }
 
 fn print_summary(
-    tallies: &BTreeMap<(Kind, String), Tally>,
+    tallies: &BTreeMap<TallyKey, Tally>,
     iterations: u64,
     seconds: f64,
     args: &Args,
@@ -1074,10 +1367,15 @@ fn print_summary(
     if tallies.is_empty() {
         writeln!(out, "no disagreement with the reference")?;
     }
-    for ((kind, rule), tally) in tallies {
+    for ((kind, rule, by), tally) in tallies {
+        let by = if by.is_empty() {
+            String::new()
+        } else {
+            format!(" ({by})")
+        };
         writeln!(
             out,
-            "{rule}: {kind}, {} stream(s): {}",
+            "{rule}: {kind}{by}, {} stream(s): {}",
             tally.count,
             escape_controls(&brief(&tally.example))
         )?;

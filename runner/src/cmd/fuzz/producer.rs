@@ -122,7 +122,11 @@ pub(super) fn run(args: &Args) -> Result<u8> {
     };
     // Refused before anything is made in OUT.
     anyhow::ensure!(
-        args.adapter != "reference",
+        args.adapters.len() == 1,
+        "a producer is fuzzed alone: give --adapter once"
+    );
+    anyhow::ensure!(
+        args.adapter() != "reference",
         "the reference is no producer: give a producer's adapter command with --adapter"
     );
     let Setup {
@@ -131,7 +135,7 @@ pub(super) fn run(args: &Args) -> Result<u8> {
         promote_into,
         work,
     } = setup(args)?;
-    let command = crate::adapter::adapter_command(&args.adapter)?;
+    let command = crate::adapter::adapter_command(args.adapter())?;
     let schemas = SchemaCheck::new(false)?;
     let talk = Talk {
         timeout: timeouts.answer(ProtocolRole::Producer),
@@ -168,7 +172,7 @@ pub(super) fn run(args: &Args) -> Result<u8> {
         ProtocolRole::Producer,
         args.seed,
         Invocation {
-            adapter: args.adapter.clone(),
+            adapter: args.adapter().to_owned(),
             out: args.out.clone(),
             options,
         },
@@ -208,7 +212,13 @@ pub(super) fn run(args: &Args) -> Result<u8> {
         .campaign
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    write_campaign_reports(campaign, &command, args.oneshot, identity, &args.out)?;
+    write_campaign_reports(
+        campaign,
+        std::slice::from_ref(&command),
+        args.oneshot,
+        identity.into_iter().collect(),
+        &args.out,
+    )?;
     print_summary(&tallies, &skips, counts, elapsed, args)?;
     if let Some(corpus) = promote_into {
         let found: Vec<PathBuf> = tallies.values().flat_map(|t| t.written.clone()).collect();

@@ -166,6 +166,7 @@ pub fn run(args: &Args) -> Result<u8> {
         implementation,
         roles,
         versus: None,
+        others: Vec::new(),
     };
     let mut report = RunReport::new(
         &corpus,

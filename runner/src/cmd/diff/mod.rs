@@ -1,5 +1,8 @@
-//! `asr-ctk diff`: two implementations on the same streams, every disagreement listed by
-//! JSON Pointer and grouped by the rule it comes from.
+//! `asr-ctk diff`: two implementations (or more) on the same streams, every disagreement
+//! listed by JSON Pointer and grouped by the rule it comes from; with more than two, by
+//! which implementations side with which answer too ([`nway`]).
+
+mod nway;
 
 use crate::adapter::schema::SchemaCheck;
 use crate::adapter::side::{Answer, Side};
@@ -25,13 +28,14 @@ use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The two adapter commands (give --adapter twice; `reference` names the built-in one).
+    /// The adapter commands (give --adapter twice or more; `reference` names the built-in
+    /// one).
     #[arg(long = "adapter", value_name = "CMD", num_args = 1, required = true)]
     adapters: Vec<String>,
     /// Streams to compare on; without them, the corpus's cases for the role.
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
-    /// The role both implementations play.
+    /// The role the implementations play.
     #[arg(long, value_enum, default_value_t = RoleArg::Reader)]
     role: RoleArg,
     /// Only corpus cases whose name matches this glob.
@@ -51,8 +55,8 @@ pub struct Args {
 
 pub fn run(args: &Args) -> Result<u8> {
     anyhow::ensure!(
-        args.adapters.len() == 2,
-        "give --adapter exactly twice: the two implementations to compare"
+        args.adapters.len() >= 2,
+        "give --adapter at least twice: the implementations to compare"
     );
     let timeouts = args.timeouts.timeouts()?;
     let role = args.role.protocol();
@@ -77,7 +81,7 @@ pub fn run(args: &Args) -> Result<u8> {
         retention: None,
     };
     supervise::init().context("failed to set up the supervision of adapters")?;
-    let mut sides = Vec::with_capacity(2);
+    let mut sides = Vec::with_capacity(commands.len());
     for argv in &commands {
         match Side::start(argv, talk) {
             Ok(side) => sides.push(side),
@@ -88,6 +92,16 @@ pub fn run(args: &Args) -> Result<u8> {
                 return Ok(code);
             }
         }
+    }
+    if sides.len() > 2 {
+        let subject = nway::Subject {
+            corpus: &corpus,
+            info,
+            root: &root,
+            subjects: &subjects,
+            commands: &commands,
+        };
+        return nway::run(args, subject, sides, role, talk);
     }
     let mut results = Vec::new();
     let mut by_rule: BTreeMap<String, Vec<(String, ReadingMismatch)>> = BTreeMap::new();
@@ -132,6 +146,7 @@ pub fn run(args: &Args) -> Result<u8> {
             command: commands[1].clone(),
             implementation: second,
         }),
+        others: Vec::new(),
     };
     let compared = results.len();
     let mut report = RunReport::new(&corpus, info, adapter, results, Vec::new())
@@ -161,7 +176,17 @@ pub fn run(args: &Args) -> Result<u8> {
     } else {
         exit::OK
     };
-    exit::after_printing(code, print(&by_rule, &report, &args.out))
+    let lines = by_rule
+        .iter()
+        .map(|(rule, items)| {
+            let said = items
+                .iter()
+                .map(|(case, m)| format!("{case} {}", disagreement(m)))
+                .collect();
+            (rule.clone(), said)
+        })
+        .collect();
+    exit::after_printing(code, print(&lines, &[], &report, &args.out))
 }
 
 /// Why one implementation gave no answer to compare.
@@ -452,8 +477,12 @@ fn subjects(args: &Args, corpus: &[Case], role: ProtocolRole) -> Result<Vec<Case
     Ok(selected)
 }
 
+/// Prints the disagreements, each already said (`by_rule`), and what was not compared: the
+/// cases left out, and for a comparison of more than two, the implementations left out of
+/// a case compared among the others (`left_out`).
 fn print(
-    by_rule: &BTreeMap<String, Vec<(String, ReadingMismatch)>>,
+    by_rule: &BTreeMap<String, Vec<String>>,
+    left_out: &[String],
     report: &RunReport,
     out_dir: &std::path::Path,
 ) -> Result<()> {
@@ -469,9 +498,12 @@ fn print(
     let (errors, skipped) = (of(Outcome::Error), of(Outcome::Skipped));
     for (rule, items) in by_rule {
         writeln!(out, "{rule}: {} disagreement(s)", items.len())?;
-        for (case, m) in items {
-            writeln!(out, "  {case} {}", escape_controls(&disagreement(m)))?;
+        for said in items {
+            writeln!(out, "  {}", escape_controls(said))?;
         }
+    }
+    for said in left_out {
+        writeln!(out, "not compared for {}", escape_controls(said))?;
     }
     for case in &errors {
         writeln!(
