@@ -219,7 +219,7 @@ impl<'a> Page<'a> {
                 role = row.role.map_or("", ProtocolRole::as_str),
             );
             for cell in &row.cells {
-                matrix_cell(out, cell, &target);
+                matrix_cell(out, cell, &format!("#{target}"));
             }
             out.push_str("</tr>\n");
         }
@@ -461,7 +461,8 @@ fn verdict_rank(cell: &Cell) -> usize {
         .unwrap_or(VERDICTS.len())
 }
 
-fn matrix_cell(out: &mut String, cell: &Cell, target: &str) {
+/// A report's cell of a matrix row, linking to `href`.
+pub(super) fn matrix_cell(out: &mut String, cell: &Cell, href: &str) {
     let verdict = verdict_name(cell);
     if cell.verdict.is_none() {
         let _ = write!(
@@ -485,7 +486,7 @@ fn matrix_cell(out: &mut String, cell: &Cell, target: &str) {
     }
     let _ = write!(
         out,
-        "<td class=\"v-{verdict}\" data-verdict=\"{verdict}\" data-value=\"{}\" title=\"passed {}, non-strict {}, failed {}, lenient {}, over-strict {}, skipped {}, errored {}, of {} cases\"><a href=\"#{target}\">{verdict} {}/{}</a>{extra}</td>",
+        "<td class=\"v-{verdict}\" data-verdict=\"{verdict}\" data-value=\"{}\" title=\"passed {}, non-strict {}, failed {}, lenient {}, over-strict {}, skipped {}, errored {}, of {} cases\"><a href=\"{}\">{verdict} {}/{}</a>{extra}</td>",
         verdict_rank(cell),
         cell.passed,
         cell.non_strict,
@@ -495,6 +496,7 @@ fn matrix_cell(out: &mut String, cell: &Cell, target: &str) {
         cell.skipped,
         cell.errored,
         cell.cases,
+        esc(href),
         cell.passed + cell.non_strict,
         cell.cases,
     );
@@ -512,7 +514,7 @@ fn behind(row: &MatrixRow) -> Vec<&str> {
     names
 }
 
-fn outcome_cells(out: &mut String, case: &CaseRow) {
+pub(super) fn outcome_cells(out: &mut String, case: &CaseRow) {
     for outcome in &case.outcomes {
         match outcome {
             Some(o) => {
@@ -523,7 +525,7 @@ fn outcome_cells(out: &mut String, case: &CaseRow) {
     }
 }
 
-const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;margin:1rem 2rem;color:#1f2328}\
+pub(super) const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;margin:1rem 2rem;color:#1f2328}\
 h1{font-size:1.5rem}h2{margin-top:2rem;border-bottom:1px solid #d0d7de}\
 table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #d0d7de;padding:.2rem .45rem;text-align:left;vertical-align:top}\
 thead th{background:#f6f8fa;position:sticky;top:0}table.sortable thead th{cursor:pointer}\
