@@ -33,6 +33,28 @@ pub struct Difference {
 }
 
 impl Difference {
+    /// The difference in words: where, and each side with the implementations holding it,
+    /// named by `labels` (by index).
+    pub fn said(&self, labels: &[String]) -> String {
+        let sides: Vec<String> = self
+            .sides
+            .iter()
+            .map(|side| {
+                let holders: Vec<&str> = side
+                    .holders
+                    .iter()
+                    .filter_map(|n| labels.get(*n).map(String::as_str))
+                    .collect();
+                let value = side
+                    .value
+                    .as_ref()
+                    .map_or_else(|| "absent".to_owned(), ToString::to_string);
+                format!("[{}] {value}", holders.join(", "))
+            })
+            .collect();
+        format!("{}: {}", self.pointer, sides.join("; "))
+    }
+
     /// The same difference, whatever the values: the same rule, pointer and split of the
     /// implementations into sides. What shrinking keeps.
     pub fn same(&self, other: &Difference) -> bool {
@@ -297,6 +319,11 @@ mod tests {
         );
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(partition(&found[0]), vec![vec![0], vec![1], vec![2]]);
+        let labels = ["1 a".to_owned(), "2 b".to_owned(), "3 c".to_owned()];
+        assert_eq!(
+            found[0].said(&labels),
+            r#"/records/r1/text: [1 a] "a"; [2 b] absent; [3 c] null"#
+        );
         assert_eq!(found[0].sides[1].value, None);
         assert_eq!(found[0].sides[2].value, Some(Value::Null));
     }

@@ -161,21 +161,7 @@ pub fn run(args: &Args) -> Result<u8> {
     }
     let streams = crate::write::stream_files(&root, &corpus);
     crate::write::reports(&report, &root, &streams, &args.out)?;
-    let compared = report
-        .cases
-        .iter()
-        .filter(|c| matches!(c.outcome, Outcome::Pass | Outcome::Fail))
-        .count();
-    let code = if report.interrupted {
-        exit::INTERRUPTED
-    } else if !by_rule.is_empty() || report.has_failures() {
-        exit::INVALID
-    } else if compared == 0 {
-        // Agreeing on nothing is no agreement: a gate must not pass on it.
-        exit::HARNESS
-    } else {
-        exit::OK
-    };
+    let code = exit_code(&report, !by_rule.is_empty());
     let lines = by_rule
         .iter()
         .map(|(rule, items)| {
@@ -187,6 +173,26 @@ pub fn run(args: &Args) -> Result<u8> {
         })
         .collect();
     exit::after_printing(code, print(&lines, &[], &report, &args.out))
+}
+
+/// The exit status of a comparison: interrupted, any disagreement (or failure), nothing
+/// compared, or agreement.
+fn exit_code(report: &RunReport, disagreed: bool) -> u8 {
+    let compared = report
+        .cases
+        .iter()
+        .filter(|c| matches!(c.outcome, Outcome::Pass | Outcome::Fail))
+        .count();
+    if report.interrupted {
+        exit::INTERRUPTED
+    } else if disagreed || report.has_failures() {
+        exit::INVALID
+    } else if compared == 0 {
+        // Agreeing on nothing is no agreement: a gate must not pass on it.
+        exit::HARNESS
+    } else {
+        exit::OK
+    }
 }
 
 /// Why one implementation gave no answer to compare.

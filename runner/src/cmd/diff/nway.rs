@@ -67,7 +67,7 @@ pub(super) fn run(
             by_rule.entry(d.rule.clone()).or_default().push(format!(
                 "{} {}",
                 case.name,
-                said(d, &labels)
+                d.said(&labels)
             ));
         }
         let answered = answers.iter().filter(|a| a.is_ok()).count();
@@ -118,21 +118,7 @@ pub(super) fn run(
     }
     let streams = crate::write::stream_files(subject.root, subject.corpus);
     crate::write::reports(&report, subject.root, &streams, &args.out)?;
-    let compared = report
-        .cases
-        .iter()
-        .filter(|c| matches!(c.outcome, Outcome::Pass | Outcome::Fail))
-        .count();
-    let code = if report.interrupted {
-        exit::INTERRUPTED
-    } else if !by_rule.is_empty() || report.has_failures() {
-        exit::INVALID
-    } else if compared == 0 {
-        // Agreeing on nothing is no agreement: a gate must not pass on it.
-        exit::HARNESS
-    } else {
-        exit::OK
-    };
+    let code = super::exit_code(&report, !by_rule.is_empty());
     exit::after_printing(code, print(&by_rule, &left_out, &report, &args.out))
 }
 
@@ -176,27 +162,6 @@ fn compare(answers: &[SideAnswer], role: ProtocolRole, case: &Case) -> Vec<Diffe
     out
 }
 
-/// A difference in words: where, and each side with the implementations holding it.
-fn said(d: &Difference, labels: &[String]) -> String {
-    let sides: Vec<String> = d
-        .sides
-        .iter()
-        .map(|side| {
-            let who: Vec<&str> = side
-                .holders
-                .iter()
-                .filter_map(|n| labels.get(*n).map(String::as_str))
-                .collect();
-            let value = side
-                .value
-                .as_ref()
-                .map_or_else(|| "absent".to_owned(), ToString::to_string);
-            format!("[{}] {value}", who.join(", "))
-        })
-        .collect();
-    format!("{}: {}", d.pointer, sides.join("; "))
-}
-
 fn result(
     case: &Case,
     answers: &[SideAnswer],
@@ -230,7 +195,7 @@ fn result(
             Outcome::Fail,
             found
                 .iter()
-                .map(|d| format!("{} ({})", said(d, labels), d.rule))
+                .map(|d| format!("{} ({})", d.said(labels), d.rule))
                 .collect(),
         )
     };

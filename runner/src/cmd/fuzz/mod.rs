@@ -1113,7 +1113,7 @@ fn judge_all(
                     }
                 }
             };
-            let detail = said(&difference, &who.labels);
+            let detail = difference.said(&who.labels);
             by_rule
                 .entry(difference.rule.clone())
                 .or_insert_with(|| Found {
@@ -1129,27 +1129,6 @@ fn judge_all(
     }
     out.extend(by_rule.into_values());
     Some(out)
-}
-
-/// A difference in words: where, and each side with the implementations holding it.
-fn said(d: &Difference, labels: &[String]) -> String {
-    let sides: Vec<String> = d
-        .sides
-        .iter()
-        .map(|side| {
-            let holders: Vec<&str> = side
-                .holders
-                .iter()
-                .filter_map(|n| labels.get(*n).map(String::as_str))
-                .collect();
-            let value = side
-                .value
-                .as_ref()
-                .map_or_else(|| "absent".to_owned(), ToString::to_string);
-            format!("[{}] {value}", holders.join(", "))
-        })
-        .collect();
-    format!("{}: {}", d.pointer, sides.join("; "))
 }
 
 fn fault_rule(subject: &Subject) -> String {
