@@ -32,6 +32,37 @@ pub fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
     })
 }
 
+/// Makes the directories of `relative` (a path of plain names) below the directory `root`,
+/// and gives the directory it names: one already there must be a directory, not a link to
+/// one, so nothing written below it lands outside `root`.
+pub fn create_dirs_within(root: &Path, relative: &Path) -> io::Result<PathBuf> {
+    let mut dir = root.to_path_buf();
+    for component in relative.components() {
+        let std::path::Component::Normal(name) = component else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} is not a path of plain names", relative.display()),
+            ));
+        };
+        dir.push(name);
+        match std::fs::symlink_metadata(&dir) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    format!(
+                        "{} is there and is no directory (a link is not followed)",
+                        dir.display()
+                    ),
+                ));
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => std::fs::create_dir(&dir)?,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(dir)
+}
+
 /// A name beside `path` that no other writer uses now.
 fn beside(path: &Path) -> PathBuf {
     use std::sync::atomic::{AtomicU64, Ordering};
@@ -80,5 +111,32 @@ mod tests {
         );
         let names: Vec<_> = std::fs::read_dir(&dir).expect("list").flatten().collect();
         assert_eq!(names.len(), 3, "no temporary file is left");
+    }
+
+    #[test]
+    fn directories_are_made_below_the_root_and_never_through_a_link() {
+        let scratch = tempfile::Builder::new()
+            .prefix("asr-ctk-files-")
+            .tempdir()
+            .expect("mkdir");
+        let root = scratch.path().join("site");
+        std::fs::create_dir(&root).expect("mkdir");
+        let made = create_dirs_within(&root, Path::new("a/b")).expect("made");
+        assert_eq!(made, root.join("a/b"));
+        assert!(made.is_dir());
+        assert_eq!(
+            create_dirs_within(&root, Path::new("a/b")).expect("again"),
+            made
+        );
+        let elsewhere = scratch.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).expect("mkdir");
+        std::os::unix::fs::symlink(&elsewhere, root.join("rules")).expect("link");
+        let refused = create_dirs_within(&root, Path::new("rules/x")).expect_err("a link");
+        assert_eq!(refused.kind(), io::ErrorKind::AlreadyExists);
+        assert!(!elsewhere.join("x").exists(), "made through a link");
+        for bad in ["../out", "/abs", "a/../b"] {
+            assert!(create_dirs_within(&root, Path::new(bad)).is_err(), "{bad}");
+        }
+        assert!(!scratch.path().join("out").exists());
     }
 }

@@ -1,5 +1,6 @@
 //! The files below directories, for every command that walks one: the `.jsonl` streams that
-//! `asr-ctk validate` checks, and the sidecars of a corpus.
+//! `asr-ctk validate` checks, the sidecars of a corpus, and the `report.json` files that
+//! `asr-ctk report site` publishes.
 //!
 //! A directory tree may hold symlinks back into itself, the same file under several names,
 //! and FIFOs or sockets that would block or fail a read. Directories and files are known by
@@ -36,18 +37,45 @@ pub enum Note {
     },
     /// The path could not be listed or examined.
     Failed(WalkError),
-    /// A directory given that holds no file of the extension walked for: nothing to check
+    /// A directory given that holds no file of the kind walked for: nothing to check
     /// is a failure, not a success.
     Empty {
         /// The directory, as given.
         dir: PathBuf,
-        /// The extension looked for.
-        extension: String,
+        /// What was looked for.
+        wanted: Wanted,
         /// Some of the other files seen below it (at most [`EMPTY_SEEN`]).
         seen: Vec<PathBuf>,
         /// How many other files were seen in all.
         others: usize,
     },
+}
+
+/// Which files a walk takes below the directories it is given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Wanted {
+    /// Files named `*.EXTENSION`.
+    Extension(String),
+    /// Files of exactly this name.
+    Name(String),
+}
+
+impl Wanted {
+    fn matches(&self, path: &Path) -> bool {
+        match self {
+            Wanted::Extension(extension) => path.extension().is_some_and(|e| *e == **extension),
+            Wanted::Name(name) => path.file_name().is_some_and(|n| *n == **name),
+        }
+    }
+}
+
+impl fmt::Display for Wanted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Wanted::Extension(extension) => write!(f, ".{extension} file"),
+            Wanted::Name(name) => write!(f, "file named {name}"),
+        }
+    }
 }
 
 /// How many of the other files seen below an empty directory its note names.
@@ -86,7 +114,12 @@ pub enum Reason {
 /// Expands the paths given, in order: a directory into the `.jsonl` files below it, sorted
 /// by path and depth first; anything else stands for itself.
 pub fn walk(paths: &[PathBuf]) -> Walk {
-    let mut walker = Walker::new("jsonl");
+    walk_for(paths, Wanted::Extension("jsonl".to_owned()))
+}
+
+/// [`walk`], taking the files `wanted` below each directory given.
+pub fn walk_for(paths: &[PathBuf], wanted: Wanted) -> Walk {
+    let mut walker = Walker::new(wanted);
     for path in paths {
         let before = walker.walk.files.len();
         walker.others = (0, Vec::new());
@@ -97,7 +130,7 @@ pub fn walk(paths: &[PathBuf]) -> Walk {
             let (others, seen) = std::mem::take(&mut walker.others);
             walker.walk.notes.push(Note::Empty {
                 dir: path.clone(),
-                extension: walker.extension.clone(),
+                wanted: walker.wanted.clone(),
                 seen,
                 others,
             });
@@ -110,7 +143,7 @@ impl Walk {
     /// The files named `*.EXTENSION` below `root`, sorted by path, each once, none outside
     /// `root` (after following links), and no directory named one of `skip` walked.
     pub fn confined(root: &Path, extension: &str, skip: &[&str]) -> Walk {
-        let mut walker = Walker::new(extension);
+        let mut walker = Walker::new(Wanted::Extension(extension.to_owned()));
         walker.skip_dirs = skip.iter().map(|s| (*s).to_owned()).collect();
         match fs::canonicalize(root) {
             Ok(canonical) => walker.confine = Some(canonical),
@@ -167,15 +200,11 @@ impl fmt::Display for Note {
             Note::Failed(error) => write!(f, "{error:#}"),
             Note::Empty {
                 dir,
-                extension,
+                wanted,
                 seen,
                 others,
             } => {
-                write!(
-                    f,
-                    "no .{extension} file under {}: nothing to check",
-                    dir.display()
-                )?;
+                write!(f, "no {wanted} under {}: nothing to check", dir.display())?;
                 if !seen.is_empty() {
                     let names: Vec<String> = seen.iter().map(|p| p.display().to_string()).collect();
                     let more = others.saturating_sub(seen.len());
@@ -185,10 +214,16 @@ impl fmt::Display for Note {
                     }
                     write!(f, ")")?;
                 }
-                write!(
-                    f,
-                    "; ASR streams are JSON Lines files named *.{extension} (exactly: .ndjson, .json and .JSONL are not read)"
-                )
+                match wanted {
+                    Wanted::Extension(extension) => write!(
+                        f,
+                        "; ASR streams are JSON Lines files named *.{extension} (exactly: .ndjson, .json and .JSONL are not read)"
+                    ),
+                    Wanted::Name(name) => write!(
+                        f,
+                        "; a report is the {name} a run writes in its --out directory"
+                    ),
+                }
             }
         }
     }
@@ -217,8 +252,8 @@ type Key = (u64, u64);
 
 struct Walker {
     walk: Walk,
-    /// The extension of the files taken while walking.
-    extension: String,
+    /// The files taken while walking.
+    wanted: Wanted,
     /// The canonical root nothing is taken outside of, if the walk is confined.
     confine: Option<PathBuf>,
     /// Names of directories not walked.
@@ -236,10 +271,10 @@ struct Walker {
 }
 
 impl Walker {
-    fn new(extension: &str) -> Self {
+    fn new(wanted: Wanted) -> Self {
         Walker {
             walk: Walk::default(),
-            extension: extension.to_owned(),
+            wanted,
             confine: None,
             skip_dirs: Vec::new(),
             others: (0, Vec::new()),
@@ -317,9 +352,7 @@ impl Walker {
     }
 
     fn entry(&mut self, path: &Path) {
-        let stream = path
-            .extension()
-            .is_some_and(|e| *e == *self.extension.as_str());
+        let stream = self.wanted.matches(path);
         let meta = fs::metadata(path);
         let counts = stream || meta.as_ref().is_ok_and(Metadata::is_dir);
         if counts && let Some(to) = self.outside(path) {

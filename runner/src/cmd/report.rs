@@ -12,6 +12,9 @@
 //! joined the same way: the counts of each rule add up, the cases found are listed together,
 //! the verdicts are recomputed ([`asr_suite::fuzz::campaign::merge_reports`]). Reports of
 //! other campaigns, or a campaign's and a run's, are refused.
+//!
+//! `asr-ctk report compare` puts reports side by side ([`asr_suite::compare`]), and
+//! `asr-ctk report site` publishes many as a static site ([`asr_suite::render::site`]).
 
 use crate::{corpus, exit};
 use anyhow::{Context, Result, bail};
@@ -80,6 +83,25 @@ pub enum ReportCommand {
         #[arg(long, value_name = "DIR")]
         badges: Option<PathBuf>,
     },
+    /// Publish many reports as one static site, for GitHub Pages or any static host.
+    ///
+    /// Each REPORT is a report.json, or a directory walked for every report.json below it
+    /// (links leading back into it are walked once). Reports of one implementation (the same
+    /// name, playing the same roles) are its history, ordered by startedAt; one that does not
+    /// meet schemas/report.schema.json is refused (exit 2), and so is a directory without
+    /// any. The site: index.html (every implementation and every rule), compare.html (the
+    /// latest report of each compared), a page per implementation with its history, one per
+    /// rule with every implementation's verdict, each report's page, and badges. Every link
+    /// is relative. OUT must be new, empty, or a site written here before, whose pages that
+    /// are gone from the new one are removed.
+    Site {
+        /// The reports: report.json files, or directories holding them at any depth.
+        #[arg(required = true, value_name = "REPORT")]
+        reports: Vec<PathBuf>,
+        /// The site's folder.
+        #[arg(long, value_name = "DIR", default_value = "asr-ctk-site")]
+        out: PathBuf,
+    },
 }
 
 /// What `report compare` writes.
@@ -123,6 +145,7 @@ pub fn run(command: &ReportCommand, positions: Positions) -> Result<u8> {
             out,
             badges,
         } => compare(reports, *format, *order, out.as_deref(), badges.as_deref()),
+        ReportCommand::Site { reports, out } => site(reports, out),
     }
 }
 
@@ -146,22 +169,10 @@ fn compare(
         } else {
             given.clone()
         };
-        let file = path.display().to_string();
-        let bytes = match read_bounded(
-            &path,
-            COMPARE_REPORT_BYTES,
-            "a report is read to here (a run's of the kit's whole corpus for every role is far less)",
-        ) {
-            Ok(bytes) => bytes,
-            Err(e) => {
-                eprintln!("asr-ctk: {e:#}");
-                return Ok(exit::USAGE_OR_IO);
-            }
-        };
-        match compare::parse_report(&file, &bytes) {
-            Ok(report) => loaded.push((file, report)),
-            Err(refusal) => {
-                eprintln!("asr-ctk: report refused: {refusal}");
+        match load_for_comparison(&path) {
+            Ok(report) => loaded.push(report),
+            Err(why) => {
+                eprintln!("asr-ctk: {why}");
                 return Ok(exit::USAGE_OR_IO);
             }
         }
@@ -201,6 +212,168 @@ fn compare(
     } else {
         exit::OK
     })
+}
+
+/// Reads the report `path` and checks it against the report schema; the error says why it
+/// cannot be compared.
+fn load_for_comparison(path: &Path) -> Result<(String, RunReport), String> {
+    let file = path.display().to_string();
+    let bytes = read_bounded(
+        path,
+        COMPARE_REPORT_BYTES,
+        "a report is read to here (a run's of the kit's whole corpus for every role is far less)",
+    )
+    .map_err(|e| format!("{e:#}"))?;
+    asr_suite::compare::parse_report(&file, &bytes)
+        .map(|report| (file, report))
+        .map_err(|refusal| format!("report refused: {refusal}"))
+}
+
+/// The most reports one site is made of.
+const SITE_REPORTS: usize = 10_000;
+
+fn site(reports: &[PathBuf], out: &Path) -> Result<u8> {
+    use asr_suite::walk::{Wanted, walk_for};
+    if reports.iter().any(|p| p.as_os_str() == "-") {
+        eprintln!("asr-ctk: report site reads reports from files, not from standard input");
+        return Ok(exit::USAGE_OR_IO);
+    }
+    let walk = walk_for(reports, Wanted::Name("report.json".to_owned()));
+    let mut failed = false;
+    for note in &walk.notes {
+        eprintln!("asr-ctk: {note}");
+        failed |= note.is_failure();
+    }
+    if failed {
+        return Ok(exit::USAGE_OR_IO);
+    }
+    if walk.files.len() > SITE_REPORTS {
+        eprintln!(
+            "asr-ctk: {} reports found; a site is made of at most {SITE_REPORTS}",
+            walk.files.len()
+        );
+        return Ok(exit::USAGE_OR_IO);
+    }
+    let mut loaded = Vec::with_capacity(walk.files.len());
+    for path in &walk.files {
+        match load_for_comparison(path) {
+            Ok(report) => loaded.push(report),
+            Err(why) => {
+                eprintln!("asr-ctk: {why}");
+                return Ok(exit::USAGE_OR_IO);
+            }
+        }
+    }
+    if loaded.is_empty() {
+        eprintln!("asr-ctk: no report given: nothing to publish");
+        return Ok(exit::USAGE_OR_IO);
+    }
+    let site = asr_suite::render::site(&loaded);
+    if let Err(e) = write_site(out, &site) {
+        eprintln!("asr-ctk: {e:#}");
+        return Ok(exit::USAGE_OR_IO);
+    }
+    println!(
+        "site: {} implementations, {} reports, {} files: {}",
+        site.implementations.len(),
+        loaded.len(),
+        site.files.len(),
+        out.join("index.html").display()
+    );
+    Ok(exit::OK)
+}
+
+/// The most bytes of an earlier site's manifest read.
+const MANIFEST_BYTES: u64 = 64 << 20;
+
+/// Writes `site` into `out`: a folder that is new, empty, or holds a site written before
+/// (its manifest says so), whose files the new site lacks are removed. Nothing is written or
+/// removed through a link.
+fn write_site(out: &Path, site: &asr_suite::render::site::Site) -> Result<()> {
+    use asr_suite::render::site::{MANIFEST, manifest_files};
+    use std::io::ErrorKind;
+    let shown = out.display();
+    match std::fs::symlink_metadata(out) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => bail!("{shown} is there and is no directory (a link is not followed)"),
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            std::fs::create_dir_all(out).with_context(|| format!("failed to create {shown}"))?;
+        }
+        Err(e) => return Err(e).with_context(|| format!("failed to examine {shown}")),
+    }
+    let manifest = out.join(MANIFEST);
+    let earlier = match std::fs::symlink_metadata(&manifest) {
+        Ok(meta) if meta.is_file() => {
+            let bytes = read_bounded(&manifest, MANIFEST_BYTES, "a site's manifest is read")?;
+            manifest_files(&bytes)
+        }
+        _ => None,
+    };
+    let empty = std::fs::read_dir(out)
+        .with_context(|| format!("failed to list {shown}"))?
+        .next()
+        .is_none();
+    let Some(earlier) = earlier.or_else(|| empty.then(Vec::new)) else {
+        bail!(
+            "{shown} is not empty and holds no site written by asr-ctk (no {MANIFEST}): give a new or empty folder, so nothing of yours is overwritten"
+        );
+    };
+    for stale in earlier.iter().filter(|p| !site.files.contains_key(*p)) {
+        remove_within(out, Path::new(stale))
+            .with_context(|| format!("failed to remove {stale} of the earlier site in {shown}"))?;
+    }
+    // The manifest last: a site cut short keeps the earlier one's, which still names what
+    // it wrote.
+    let ordered = site
+        .files
+        .iter()
+        .filter(|(p, _)| *p != MANIFEST)
+        .chain(site.files.get_key_value(MANIFEST));
+    for (path, bytes) in ordered {
+        let relative = Path::new(path);
+        let dir = match relative.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => {
+                asr_suite::files::create_dirs_within(out, parent)
+                    .with_context(|| format!("failed to make the folder of {path} in {shown}"))?
+            }
+            _ => out.to_path_buf(),
+        };
+        let file = dir.join(relative.file_name().unwrap_or_default());
+        asr_suite::files::replace(&file, bytes)
+            .with_context(|| format!("failed to write {}", file.display()))?;
+    }
+    Ok(())
+}
+
+/// Removes the regular file `relative` below `out`, when it is there, through no link, and
+/// the folders it leaves empty.
+fn remove_within(out: &Path, relative: &Path) -> std::io::Result<()> {
+    let mut path = out.to_path_buf();
+    let mut folders = Vec::new();
+    let names: Vec<_> = relative.components().collect();
+    for (k, component) in names.iter().enumerate() {
+        let std::path::Component::Normal(name) = component else {
+            return Ok(());
+        };
+        path.push(name);
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            return Ok(());
+        };
+        let last = k + 1 == names.len();
+        if last && meta.is_file() {
+            std::fs::remove_file(&path)?;
+        } else if last || !meta.is_dir() {
+            return Ok(());
+        } else {
+            folders.push(path.clone());
+        }
+    }
+    for folder in folders.iter().rev() {
+        if std::fs::remove_dir(folder).is_err() {
+            break;
+        }
+    }
+    Ok(())
 }
 
 fn merge(

@@ -17,7 +17,7 @@ use std::process::Output;
 const CASES: &str = "messages/ASR-2[13][24]/*";
 
 /// Runs `adapter` (the reference when `None`) as a validator on [`CASES`] into `out`.
-fn run(out: &Path, adapter: Option<&str>) -> PathBuf {
+pub fn run(out: &Path, adapter: Option<&str>) -> PathBuf {
     let out_text = out.to_string_lossy().into_owned();
     let mut args = vec!["run", "--quiet", "--role", "validator", "--case", CASES];
     if let Some(adapter) = adapter {
@@ -29,7 +29,7 @@ fn run(out: &Path, adapter: Option<&str>) -> PathBuf {
     out.to_path_buf()
 }
 
-fn broken() -> String {
+pub fn broken() -> String {
     format!(
         "python3 {}",
         root()
@@ -415,7 +415,7 @@ pub fn attribute_values<'a>(html: &'a str, attribute: &str) -> Vec<&'a str> {
 
 /// The verdict a report gives a rule for a role (`""`: the rule as a whole), as the page
 /// names it.
-fn verdict_in(report: &RunReport, id: &str, played: &str) -> String {
+pub fn verdict_in(report: &RunReport, id: &str, played: &str) -> String {
     let Some(row) = report.rules.iter().find(|r| r.rule == id) else {
         return "none".into();
     };

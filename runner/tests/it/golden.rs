@@ -109,6 +109,7 @@ golden! {
     help_report: kit(&["report", "--help"]);
     help_report_merge: kit(&["report", "merge", "--help"]);
     help_report_compare: kit(&["report", "compare", "--help"]);
+    help_report_site: kit(&["report", "site", "--help"]);
     help_help: kit(&["help", "--help"]);
     version: kit(&["--version"]);
     rules_human: kit(&["rules"]);

@@ -21,5 +21,6 @@ mod readers;
 mod reference_limits;
 mod reply_check;
 mod run;
+mod site;
 mod trust;
 mod walk;

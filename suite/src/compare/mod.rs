@@ -325,37 +325,87 @@ impl Comparison {
     /// letters, digits, `.`, `_` and `-` (every other run of characters one `-`), never empty,
     /// never two alike (a later one gets `-2`, `-3`, ...).
     pub fn file_names(&self) -> Vec<String> {
-        let mut taken = BTreeSet::new();
-        self.implementations
-            .iter()
-            .map(|entry| {
-                let full = match &entry.version {
+        file_names(
+            self.implementations
+                .iter()
+                .map(|entry| match &entry.version {
                     Some(version) => format!("{} {version}", entry.name),
                     None => entry.name.clone(),
-                };
-                let mut base = String::new();
-                for c in full.chars() {
-                    if c.is_ascii_alphanumeric() || matches!(c, '.' | '_') {
-                        base.push(c.to_ascii_lowercase());
-                    } else if !base.ends_with('-') {
-                        base.push('-');
-                    }
-                }
-                // No hidden file, no `..`, and a bounded length, whatever the name said.
-                let mut base: String = base.trim_matches(['-', '.']).chars().take(80).collect();
-                if base.is_empty() {
-                    "implementation".clone_into(&mut base);
-                }
-                let mut name = base.clone();
-                let mut n = 1;
-                while !taken.insert(name.clone()) {
-                    n += 1;
-                    name = format!("{base}-{n}");
-                }
-                name
-            })
-            .collect()
+                }),
+        )
     }
+}
+
+impl Entry {
+    /// The implementation of `report`, read from `file`.
+    pub fn of(file: &str, report: &RunReport) -> Entry {
+        let implementation = report.adapter.implementation.as_ref();
+        Entry {
+            name: implementation
+                .map_or_else(|| report.adapter.command.join(" "), |i| i.name.clone()),
+            version: implementation.map(|i| i.version.clone()),
+            named: implementation.is_some(),
+            file: file.to_owned(),
+            started_at: report.started_at.clone(),
+            roles: report.adapter.roles.clone(),
+            case_set: report.case_set.clone(),
+        }
+    }
+
+    /// Whether the two are reports of one implementation: the same name, given by the
+    /// adapter, playing the same roles. The reference as a validator and the reference as a
+    /// reader are two implementations; two adapters that gave no name are never known to be
+    /// one (a command line names no implementation).
+    pub fn same_implementation(&self, other: &Entry) -> bool {
+        let played = |e: &Entry| e.roles.iter().copied().collect::<BTreeSet<_>>();
+        self.named && other.named && self.name == other.name && played(self) == played(other)
+    }
+}
+
+/// A file name for each of `names`, in order: in lowercase letters, digits, `.`, `_` and `-`
+/// (every other run of characters one `-`), never empty, never hidden, at most 80
+/// characters before a suffix, and never two alike (a later one gets `-2`, `-3`, ...).
+pub fn file_names(names: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut taken = BTreeSet::new();
+    names
+        .into_iter()
+        .map(|full| {
+            let mut base = String::new();
+            for c in full.chars() {
+                if c.is_ascii_alphanumeric() || matches!(c, '.' | '_') {
+                    base.push(c.to_ascii_lowercase());
+                } else if !base.ends_with('-') {
+                    base.push('-');
+                }
+            }
+            // No hidden file, no `..`, and a bounded length, whatever the name said.
+            let mut base: String = base.trim_matches(['-', '.']).chars().take(80).collect();
+            if base.is_empty() {
+                "implementation".clone_into(&mut base);
+            }
+            let mut name = base.clone();
+            let mut n = 1;
+            while !taken.insert(name.clone()) {
+                n += 1;
+                name = format!("{base}-{n}");
+            }
+            name
+        })
+        .collect()
+}
+
+/// The order of reports started at `started` (each a report's `startedAt`), the earliest
+/// first: compared as instants, whatever offset a report was written with; one that is no
+/// RFC 3339 time (the schema does not hold it to one) goes first. Stable: reports started
+/// at the same instant stay in the order given.
+pub fn by_start<'a>(started: impl IntoIterator<Item = &'a str>) -> Vec<usize> {
+    let instants: Vec<_> = started
+        .into_iter()
+        .map(|at| chrono::DateTime::parse_from_rfc3339(at).ok())
+        .collect();
+    let mut sequence: Vec<usize> = (0..instants.len()).collect();
+    sequence.sort_by_key(|&i| instants[i]);
+    sequence
 }
 
 /// Parses `bytes`, the report in `file`, after checking it against the report schema.
@@ -390,19 +440,7 @@ pub fn parse_report(file: &str, bytes: &[u8]) -> Result<RunReport, Refusal> {
 pub fn compare(reports: &[(String, RunReport)], order: Order) -> Comparison {
     let implementations: Vec<Entry> = reports
         .iter()
-        .map(|(file, report)| {
-            let implementation = report.adapter.implementation.as_ref();
-            Entry {
-                name: implementation
-                    .map_or_else(|| report.adapter.command.join(" "), |i| i.name.clone()),
-                version: implementation.map(|i| i.version.clone()),
-                named: implementation.is_some(),
-                file: file.clone(),
-                started_at: report.started_at.clone(),
-                roles: report.adapter.roles.clone(),
-                case_set: report.case_set.clone(),
-            }
-        })
+        .map(|(file, report)| Entry::of(file, report))
         .collect();
     let same_case_set = implementations
         .windows(2)
@@ -484,13 +522,10 @@ pub fn compare(reports: &[(String, RunReport)], order: Order) -> Comparison {
             })
         })
         .collect();
-    // One implementation is one name playing the same roles: the reference as a validator
-    // and the reference as a reader are two rows of a matrix, not a history.
-    let played = |e: &Entry| e.roles.iter().copied().collect::<BTreeSet<_>>();
     let one_implementation = implementations.len() > 1
-        && implementations.iter().all(|i| {
-            i.named && i.name == implementations[0].name && played(i) == played(&implementations[0])
-        });
+        && implementations
+            .iter()
+            .all(|i| i.same_implementation(&implementations[0]));
     let history = one_implementation.then(|| history(reports, &by_case, &shared, order));
     Comparison {
         implementations,
@@ -655,15 +690,10 @@ fn history(
     shared: &[(&str, ProtocolRole)],
     order: Order,
 ) -> History {
-    let mut sequence: Vec<usize> = (0..reports.len()).collect();
-    if order == Order::StartedAt {
-        // Compared as instants, whatever offset a report was written with; one that is no
-        // RFC 3339 time (the schema does not hold it to one) goes first. Stable: reports
-        // started at the same instant stay in the order given.
-        let started =
-            |i: usize| chrono::DateTime::parse_from_rfc3339(&reports[i].1.started_at).ok();
-        sequence.sort_by_key(|&i| started(i));
-    }
+    let sequence: Vec<usize> = match order {
+        Order::Given => (0..reports.len()).collect(),
+        Order::StartedAt => by_start(reports.iter().map(|(_, r)| r.started_at.as_str())),
+    };
     let fine = |o: Outcome| matches!(o, Outcome::Pass | Outcome::NonStrict);
     let steps = sequence
         .windows(2)

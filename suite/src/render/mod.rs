@@ -21,6 +21,7 @@ mod html;
 mod junit;
 mod markdown;
 pub mod sarif;
+pub mod site;
 pub mod streams;
 
 #[cfg(test)]
@@ -31,6 +32,7 @@ pub use comparison::comparison_html;
 pub use html::{html, html_with_streams};
 pub use junit::junit;
 pub use markdown::markdown;
+pub use site::site;
 
 use crate::conformance::{
     CaseExpectation, CaseResult, CorpusOrigin, ExpectationMark, Outcome, RuleResult, RuleVerdict,
