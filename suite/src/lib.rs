@@ -11,7 +11,8 @@
 //! 4. named by the catalog: [`rule`], [`catalog`], [`spec`], [`embedded`]; spoken: [`protocol`];
 //! 5. `kit`: the corpus and the sources (`case`, `source`, `fidelity`, `facts`, `conserve`,
 //!    `walk`, `files`), judging (`judge`, `reference`), reports (`conformance`,
-//!    `expectations`) and lints (`lint`), streams to measure with (`generate`);
+//!    `expectations`, `compare`, `shard`) and lints (`lint`), streams to measure with
+//!    (`generate`);
 //! 6. `fuzz`: generators, mutators, the oracle and campaigns; `render`: the reports' pages.
 //!
 
@@ -79,6 +80,8 @@ pub mod judge;
 pub mod lint;
 #[cfg(feature = "kit")]
 pub mod reference;
+#[cfg(feature = "kit")]
+pub mod shard;
 #[cfg(feature = "kit")]
 pub mod source;
 #[cfg(feature = "kit")]

@@ -145,7 +145,7 @@ pub fn run(command: &ReportCommand, positions: Positions) -> Result<u8> {
             out,
             badges,
         } => compare(reports, *format, *order, out.as_deref(), badges.as_deref()),
-        ReportCommand::Site { reports, out } => site(reports, out),
+        ReportCommand::Site { reports, out } => Ok(site(reports, out)),
     }
 }
 
@@ -232,11 +232,11 @@ fn load_for_comparison(path: &Path) -> Result<(String, RunReport), String> {
 /// The most reports one site is made of.
 const SITE_REPORTS: usize = 10_000;
 
-fn site(reports: &[PathBuf], out: &Path) -> Result<u8> {
+fn site(reports: &[PathBuf], out: &Path) -> u8 {
     use asr_suite::walk::{Wanted, walk_for};
     if reports.iter().any(|p| p.as_os_str() == "-") {
         eprintln!("asr-ctk: report site reads reports from files, not from standard input");
-        return Ok(exit::USAGE_OR_IO);
+        return exit::USAGE_OR_IO;
     }
     let walk = walk_for(reports, Wanted::Name("report.json".to_owned()));
     let mut failed = false;
@@ -245,14 +245,14 @@ fn site(reports: &[PathBuf], out: &Path) -> Result<u8> {
         failed |= note.is_failure();
     }
     if failed {
-        return Ok(exit::USAGE_OR_IO);
+        return exit::USAGE_OR_IO;
     }
     if walk.files.len() > SITE_REPORTS {
         eprintln!(
             "asr-ctk: {} reports found; a site is made of at most {SITE_REPORTS}",
             walk.files.len()
         );
-        return Ok(exit::USAGE_OR_IO);
+        return exit::USAGE_OR_IO;
     }
     let mut loaded = Vec::with_capacity(walk.files.len());
     for path in &walk.files {
@@ -260,18 +260,18 @@ fn site(reports: &[PathBuf], out: &Path) -> Result<u8> {
             Ok(report) => loaded.push(report),
             Err(why) => {
                 eprintln!("asr-ctk: {why}");
-                return Ok(exit::USAGE_OR_IO);
+                return exit::USAGE_OR_IO;
             }
         }
     }
     if loaded.is_empty() {
         eprintln!("asr-ctk: no report given: nothing to publish");
-        return Ok(exit::USAGE_OR_IO);
+        return exit::USAGE_OR_IO;
     }
     let site = asr_suite::render::site(&loaded);
     if let Err(e) = write_site(out, &site) {
         eprintln!("asr-ctk: {e:#}");
-        return Ok(exit::USAGE_OR_IO);
+        return exit::USAGE_OR_IO;
     }
     println!(
         "site: {} implementations, {} reports, {} files: {}",
@@ -280,7 +280,7 @@ fn site(reports: &[PathBuf], out: &Path) -> Result<u8> {
         site.files.len(),
         out.join("index.html").display()
     );
-    Ok(exit::OK)
+    exit::OK
 }
 
 /// The most bytes of an earlier site's manifest read.

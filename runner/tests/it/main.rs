@@ -9,6 +9,7 @@ mod fuzz;
 mod fuzz_report;
 mod golden;
 mod helpers;
+mod many;
 mod merge;
 mod node_reader;
 mod nway;

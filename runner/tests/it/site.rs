@@ -131,7 +131,10 @@ fn the_site_of_a_folder_of_reports_links_every_page_and_shows_each_verdict_and_c
     }
     let written = files_below(&out);
     let mut links = 0;
-    for page in written.iter().filter(|p| p.ends_with(".html")) {
+    let pages = written
+        .iter()
+        .filter(|p| Path::new(p).extension().is_some_and(|e| e == "html"));
+    for page in pages {
         let from = out.join(page);
         let html = std::fs::read_to_string(&from).expect("a page");
         let all = attribute_values(&html, "href")

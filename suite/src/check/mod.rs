@@ -6,6 +6,7 @@
 //! line longer than [`CheckOptions::max_line_bytes`] is read through without being kept.
 
 mod cross;
+pub mod many;
 #[cfg(test)]
 mod member_types;
 mod pipeline;
@@ -24,7 +25,7 @@ use std::collections::BTreeSet;
 use std::io::{self, BufReader, Read};
 
 pub use crate::diagnostic::{MAX_PER_LINE, MAX_PER_STREAM};
-pub use related::check_related;
+pub use related::{Related, check_related, related};
 
 #[cfg(feature = "fuzz")]
 pub(crate) use pipeline::BATCH_BYTES;
@@ -106,8 +107,13 @@ impl StreamReport {
     }
 }
 
-/// Facts about a stream that checks across streams use (ASR-406, ASR-412).
-#[derive(Debug, Clone, Default)]
+/// Facts about a stream that checks across streams use (ASR-406, ASR-412): all they need of
+/// it, so a run over many streams keeps these and nothing else of each until the end. In
+/// JSON (a shard of `asr-ctk validate`, `schemas/validation-shard.schema.json`) its members
+/// are camelCase, an announcement `[session, callId or null, line]`, a named session
+/// `[session, index of its ASR-406 notice or null]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
 pub struct StreamSummary {
     /// The stream's own session reference, canonical, when its header names it.
@@ -123,7 +129,8 @@ pub struct StreamSummary {
 }
 
 /// A child's claim to have been spawned by another session.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
 pub struct SpawnClaim {
     /// The parent, canonical.

@@ -270,17 +270,6 @@ struct Pages<'a> {
 }
 
 impl Pages<'_> {
-    fn start(&self, out: &mut String, title: &str, depth: usize) {
-        let _ = write!(
-            out,
-            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-             <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src 'self'\">\n\
-             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-             <title>{title}</title>\n<style>{STYLE}.site{{margin-bottom:1rem}}</style>\n</head>\n<body>\n{}<h1>{title}</h1>\n",
-            nav(depth)
-        );
-    }
-
     fn rule_file(&self, rule: &str) -> Option<&str> {
         self.rules
             .iter()
@@ -318,7 +307,7 @@ impl Pages<'_> {
             plural(self.implementations.len()),
             plural(reports)
         );
-        self.start(&mut out, &title, 0);
+        start(&mut out, &title, 0);
         let _ = writeln!(
             out,
             "<p class=\"summary\">The latest report of each implementation, <a href=\"compare.html\">compared</a> (<a href=\"compare.json\">as JSON</a>): {}.</p>",
@@ -405,7 +394,7 @@ impl Pages<'_> {
         let name = &implementation.file_name;
         let newest_report = implementation.reports.last().map(|&r| &self.reports[r].1);
         let mut out = String::with_capacity(32 * 1024);
-        self.start(&mut out, &esc(&implementation.name), 1);
+        start(&mut out, &esc(&implementation.name), 1);
         let entry = &self.comparison.implementations[i];
         let roles: Vec<&str> = entry.roles.iter().map(|r| r.as_str()).collect();
         out.push_str("<dl class=\"meta\">\n");
@@ -574,7 +563,7 @@ impl Pages<'_> {
 
     fn rule(&self, rule: &str) -> String {
         let mut out = String::with_capacity(16 * 1024);
-        self.start(&mut out, &esc(rule), 1);
+        start(&mut out, &esc(rule), 1);
         if let Some(known) = Catalog::embedded().rules.iter().find(|r| r.id == rule) {
             let _ = writeln!(
                 out,
@@ -641,6 +630,18 @@ impl Pages<'_> {
     }
 }
 
+/// The start of one of the site's own pages, `depth` folders below its root.
+fn start(out: &mut String, title: &str, depth: usize) {
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src 'self'\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{title}</title>\n<style>{STYLE}.site{{margin-bottom:1rem}}</style>\n</head>\n<body>\n{}<h1>{title}</h1>\n",
+        nav(depth)
+    );
+}
+
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
@@ -698,6 +699,12 @@ mod tests {
         all
     }
 
+    fn is_page(path: &str) -> bool {
+        std::path::Path::new(path)
+            .extension()
+            .is_some_and(|e| e == "html")
+    }
+
     fn text(site: &Site, path: &str) -> String {
         String::from_utf8(site.files[path].clone()).expect("UTF-8")
     }
@@ -747,7 +754,7 @@ mod tests {
         }
         let mut links = 0;
         for (path, bytes) in &site.files {
-            if !path.ends_with(".html") {
+            if !is_page(path) {
                 continue;
             }
             let html = std::str::from_utf8(bytes).expect("UTF-8");
@@ -897,7 +904,7 @@ mod tests {
                 assert_eq!(values(line, "data-verdict"), [result.verdict.as_str()]);
             }
         }
-        for (path, bytes) in site.files.iter().filter(|(p, _)| p.ends_with(".html")) {
+        for (path, bytes) in site.files.iter().filter(|(p, _)| is_page(p)) {
             let text = String::from_utf8_lossy(bytes);
             let own = path == "compare.html" || path.starts_with("history/");
             assert_eq!(text.matches("<script").count(), usize::from(own), "{path}");

@@ -1,23 +1,36 @@
-//! `asr-ctk validate`.
+//! `asr-ctk validate`: the streams given, and those below the directories given, checked on
+//! every core (`--jobs`), each file's findings written as soon as it and those before it
+//! are checked (with `--independent`; else once the checks across streams are done, over
+//! what they keep of each stream: [`asr_suite::check::StreamSummary`]); or one part of them
+//! (`--shard i/n`) into a shard file, and the shard files joined (`--merge`).
 
+mod emit;
+mod merge;
 mod progress;
+mod spool;
 
 use crate::exit;
 use crate::format::FindingsFormat;
 use anyhow::{Context, Result};
-use asr_suite::check::{CheckOptions, DEFAULT_MAX_LINE_BYTES, StreamReport, check_related};
-use asr_suite::render::escape_controls;
-use asr_suite::render::sarif;
+use asr_suite::check::many::in_order;
+use asr_suite::check::{CheckOptions, DEFAULT_MAX_LINE_BYTES, StreamReport, related};
 use asr_suite::report::FileReport;
+use asr_suite::shard::{Header, Options, Shard, ShardLine, shard_of};
 use asr_suite::walk;
+use emit::Emitter;
+use spool::{Spool, Spooled};
 use std::fs::{File, Metadata};
 use std::io::{self, Write};
+use std::num::NonZeroUsize;
+use std::ops::ControlFlow;
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Streams to check (`-` for standard input); a directory stands for every .jsonl file below it.
+    /// Streams to check (`-` for standard input); a directory stands for every .jsonl file
+    /// below it. With --merge: the shard files to join.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
     /// Output format.
@@ -29,15 +42,37 @@ pub struct Args {
     /// Leave out one rule or inferred check (repeatable), e.g. --disable ASR-X-017.
     #[arg(long, value_name = "RULE")]
     disable: Vec<String>,
-    /// Check each stream on its own: no lineage resolution or delegation checks between them.
+    /// Check each stream on its own: no lineage resolution or delegation checks between
+    /// them. Each file's findings are then written as soon as it and those before it are
+    /// checked.
     #[arg(long)]
     independent: bool,
     /// The longest line checked, in bytes; a longer one is reported (ASR-X-006) and skipped.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE_BYTES)]
     max_line_bytes: usize,
+    /// How many files are checked at once (default: the cores). The output is in the same
+    /// order whatever it is: the order the files are given, each directory's in its walk's.
+    #[arg(long, value_name = "N")]
+    jobs: Option<NonZeroUsize>,
+    /// Check only part I of N of the files walked (split by path, the same split on every
+    /// machine), and write a shard file (JSON Lines, schemas/validation-shard.schema.json)
+    /// instead of findings, for --merge. Exit 0 once it is written, whatever it found.
+    #[arg(long, value_name = "I/N", conflicts_with = "merge")]
+    shard: Option<Shard>,
+    /// Join shard files (FILE...: every part of one run) into the output of the whole run,
+    /// the checks across streams included (unless --independent), with its exit status.
+    #[arg(long, conflicts_with_all = ["no_inferred", "disable", "max_line_bytes"])]
+    merge: bool,
 }
 
 pub fn run(args: &Args) -> Result<u8> {
+    let jobs = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
+        NonZeroUsize::get,
+    );
+    if args.merge {
+        return merge::run(&args.files, args.format, args.independent);
+    }
     let catalog = asr_suite::catalog::Catalog::embedded();
     for rule in &args.disable {
         anyhow::ensure!(
@@ -51,66 +86,197 @@ pub fn run(args: &Args) -> Result<u8> {
     options.max_line_bytes = args.max_line_bytes;
     let walk = walk::walk(&args.files);
     let mut failed = false;
+    let mut failures = Vec::new();
     for note in &walk.notes {
         eprintln!("asr-ctk: {note}");
-        failed |= note.is_failure();
+        if note.is_failure() {
+            failed = true;
+            failures.push(note.to_string());
+        }
     }
-    let mut reports: Vec<(String, StreamReport)> = Vec::new();
-    for path in &walk.files {
-        match check_path(path, &options) {
-            Ok(report) => reports.push((path.to_string_lossy().into_owned(), report)),
+    let walked = walk.files.len();
+    let selected: Vec<(usize, PathBuf)> = walk
+        .files
+        .into_iter()
+        .enumerate()
+        .filter(|(_, path)| args.shard.is_none_or(|s| shard_of(path, s.n) == s.i))
+        .collect();
+    let checker = Checker {
+        options: options.clone(),
+        // One bar at a time on a terminal: only when files are checked one at a time.
+        bars: jobs == 1 || selected.len() == 1,
+        files: Arc::new(selected),
+    };
+    if let Some(shard) = args.shard {
+        let header = Header {
+            kit_version: env!("CARGO_PKG_VERSION").to_owned(),
+            shard: shard.to_string(),
+            arguments: args
+                .files
+                .iter()
+                .map(|p| p.to_string_lossy().into_owned())
+                .collect(),
+            options: Options {
+                inferred: options.inferred,
+                disabled: args.disable.clone(),
+                max_line_bytes: options.max_line_bytes,
+            },
+            walked,
+            failures,
+        };
+        return exit::after_printing(exit::OK, write_shard(&checker, jobs, &header));
+    }
+    let stdout = io::stdout();
+    let mut emitter = Emitter::new(io::BufWriter::new(stdout.lock()), args.format);
+    let printed = if args.independent {
+        checker.each(jobs, |name, result| match result {
+            Ok(report) => emitter.emit(FileReport::new(name, report)),
             Err(error) => {
                 eprintln!("asr-ctk: {error:#}");
                 failed = true;
+                Ok(())
             }
-        }
-    }
-    let mut streams: Vec<StreamReport> = reports.iter().map(|(_, r)| r.clone()).collect();
-    if !args.independent {
-        check_related(&mut streams, &options);
-    }
-    let reports: Vec<FileReport> = reports
-        .into_iter()
-        .zip(streams)
-        .map(|((name, _), r)| FileReport::new(name, r))
-        .collect();
+        })
+    } else {
+        related_then_emit(&checker, jobs, &options, &mut emitter, &mut failed)
+    };
+    let valid = emitter.valid;
+    let printed = printed.and_then(|()| emitter.finish());
     let code = if failed {
         exit::USAGE_OR_IO
-    } else if reports.iter().all(|r| r.valid) {
+    } else if valid {
         exit::OK
     } else {
         exit::INVALID
     };
-    exit::after_printing(code, print(&reports, args.format))
+    exit::after_printing(code, printed)
 }
 
-fn print(reports: &[FileReport], format: FindingsFormat) -> Result<()> {
+/// The files to check, and how.
+struct Checker {
+    options: CheckOptions,
+    bars: bool,
+    /// Each file with its place in the whole walk.
+    files: Arc<Vec<(usize, PathBuf)>>,
+}
+
+impl Checker {
+    /// Checks every file on `jobs` threads and gives each result, with the file's name as
+    /// a report names it, to `each` in the files' order; stops at the first error `each`
+    /// gives, and gives it.
+    fn each(
+        &self,
+        jobs: usize,
+        mut each: impl FnMut(String, Result<StreamReport>) -> Result<()>,
+    ) -> Result<()> {
+        let files = Arc::clone(&self.files);
+        let (options, bars) = (self.options.clone(), self.bars);
+        let work = move |i: usize| check_path(&files[i].1, &options, bars);
+        let mut stopped = Ok(());
+        let _ = in_order(self.files.len(), jobs, work, |i, result| {
+            let name = self.files[i].1.to_string_lossy().into_owned();
+            match each(name, result) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(error) => {
+                    stopped = Err(error);
+                    ControlFlow::Break(())
+                }
+            }
+        });
+        stopped
+    }
+}
+
+/// Checks every file, keeping its findings in a spool and its summary in memory; runs the
+/// checks across streams over the summaries; then writes each file's findings, changed by
+/// them.
+fn related_then_emit(
+    checker: &Checker,
+    jobs: usize,
+    options: &CheckOptions,
+    emitter: &mut Emitter<impl Write>,
+    failed: &mut bool,
+) -> Result<()> {
+    let mut spool = Spool::new();
+    let mut summaries = Vec::new();
+    let mut names = Vec::new();
+    checker.each(jobs, |name, result| {
+        match result {
+            Ok(mut report) => {
+                summaries.push(std::mem::take(&mut report.summary));
+                names.push(name);
+                spool
+                    .push(&Spooled {
+                        records: report.records,
+                        diagnostics: report.diagnostics,
+                    })
+                    .context("failed to keep the findings until the checks across streams")?;
+            }
+            Err(error) => {
+                eprintln!("asr-ctk: {error:#}");
+                *failed = true;
+            }
+        }
+        Ok(())
+    })?;
+    let changes = related(&summaries.iter().collect::<Vec<_>>(), options);
+    drop(summaries);
+    let mut spooled = spool
+        .read()
+        .context("failed to read back the findings kept")?;
+    for (name, change) in names.into_iter().zip(changes) {
+        let entry = spooled
+            .next()
+            .context("failed to read back the findings kept")?;
+        let mut report = StreamReport::default();
+        report.records = entry.records;
+        report.diagnostics = entry.diagnostics;
+        change.apply_to_findings(&mut report.diagnostics);
+        emitter.emit(FileReport::new(name, report))?;
+    }
+    Ok(())
+}
+
+/// Writes the shard file of the files selected: the header, an entry for each, the end.
+fn write_shard(checker: &Checker, jobs: usize, header: &Header) -> Result<()> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    match format {
-        FindingsFormat::Human => {
-            for report in reports {
-                print_human(&mut out, report)?;
+    let mut line = |line: &ShardLine| -> Result<()> {
+        serde_json::to_writer(&mut out, line)?;
+        writeln!(out)?;
+        Ok(())
+    };
+    line(&ShardLine::Header(header.clone()))?;
+    let mut entries = 0;
+    let mut k = 0;
+    checker.each(jobs, |name, result| {
+        let index = checker.files[k].0;
+        k += 1;
+        entries += 1;
+        match result {
+            Ok(mut report) => {
+                let summary = std::mem::take(&mut report.summary);
+                line(&ShardLine::Stream {
+                    index,
+                    report: FileReport::new(name, report),
+                    summary,
+                })
             }
+            Err(error) => line(&ShardLine::Failed {
+                index,
+                file: name,
+                error: format!("{error:#}"),
+            }),
         }
-        FindingsFormat::Json => {
-            for report in reports {
-                serde_json::to_writer(&mut out, report)?;
-                writeln!(out)?;
-            }
-        }
-        FindingsFormat::Sarif => {
-            serde_json::to_writer_pretty(&mut out, &sarif::validation(reports))?;
-            writeln!(out)?;
-        }
-    }
+    })?;
+    line(&ShardLine::End { entries })?;
     out.flush()?;
     Ok(())
 }
 
-fn check_path(path: &Path, options: &CheckOptions) -> Result<StreamReport> {
+fn check_path(path: &Path, options: &CheckOptions, bars: bool) -> Result<StreamReport> {
     if path.as_os_str() == "-" {
-        return progress::check(io::stdin().lock(), "-", stdin_len(), options)
+        return progress::check(io::stdin().lock(), "-", stdin_len(), options, bars)
             .context("failed to read standard input");
     }
     let name = path.display().to_string();
@@ -120,7 +286,8 @@ fn check_path(path: &Path, options: &CheckOptions) -> Result<StreamReport> {
         .ok()
         .filter(Metadata::is_file)
         .map(|m| m.len());
-    progress::check(file, &name, len, options).with_context(|| format!("failed to read {name}"))
+    progress::check(file, &name, len, options, bars)
+        .with_context(|| format!("failed to read {name}"))
 }
 
 /// The size of standard input when it is a regular file (`< stream.jsonl`).
@@ -128,51 +295,4 @@ fn stdin_len() -> Option<u64> {
     let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
     let meta = File::from(fd).metadata().ok()?;
     meta.is_file().then_some(meta.len())
-}
-
-fn print_human(out: &mut impl Write, report: &FileReport) -> io::Result<()> {
-    let catalog = asr_suite::catalog::Catalog::embedded();
-    let mut cited: Vec<&str> = Vec::new();
-    for d in &report.diagnostics {
-        if !cited.contains(&d.rule.as_str()) {
-            cited.push(d.rule.as_str());
-        }
-        let mark = if d.is_inferred() { " (inferred)" } else { "" };
-        let at = if d.pointer.is_empty() {
-            String::new()
-        } else {
-            format!(" at {}", escape_controls(&d.pointer))
-        };
-        // A message quotes the stream: a C1 control (U+009B starts a terminal's control
-        // sequence) is escaped like any other, never written raw to a terminal.
-        writeln!(
-            out,
-            "{}:{}: {}[{}]{mark}{at}: {}",
-            escape_controls(&report.file),
-            d.line,
-            d.severity,
-            d.rule,
-            escape_controls(&d.message)
-        )?;
-    }
-    // What each rule cited requires, once, after its findings.
-    for rule in cited {
-        if let Some(requirement) = catalog.summary(rule) {
-            writeln!(out, "  {rule} requires: {requirement}")?;
-        }
-    }
-    let c = report.counts;
-    writeln!(
-        out,
-        "{}: {}, {} records; ASR rules: {} errors, {} warnings, {} notices; inferred checks: {} errors, {} warnings, {} notices",
-        escape_controls(&report.file),
-        if report.valid { "valid" } else { "invalid" },
-        report.records,
-        c.asr.error,
-        c.asr.warning,
-        c.asr.notice,
-        c.inferred.error,
-        c.inferred.warning,
-        c.inferred.notice
-    )
 }

@@ -9,15 +9,17 @@ use std::io::{self, IsTerminal, Read};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Checks a stream as [`check_reader`] does, with a bar on stderr when it is a terminal:
-/// the bytes read, of `len` when the size is known, and the lines read.
+/// Checks a stream as [`check_reader`] does, with a bar on stderr when `bars` is true and
+/// stderr is a terminal: the bytes read, of `len` when the size is known, and the lines
+/// read.
 pub fn check<R: Read>(
     reader: R,
     name: &str,
     len: Option<u64>,
     options: &CheckOptions,
+    bars: bool,
 ) -> Result<StreamReport, CheckError> {
-    if !io::stderr().is_terminal() {
+    if !bars || !io::stderr().is_terminal() {
         return check_reader(reader, options);
     }
     let lines = Arc::new(AtomicU64::new(0));

@@ -1,0 +1,135 @@
+//! Writing the reports of `validate` as they come, in the format asked for.
+
+use crate::format::FindingsFormat;
+use asr_suite::render::escape_controls;
+use asr_suite::render::sarif;
+use asr_suite::report::FileReport;
+use std::io::{self, Write};
+
+/// Writes each report as it is given: human and JSON lines at once (flushed, so a reader of
+/// the output sees each file's as soon as it is checked); SARIF, one document for every file,
+/// at the end.
+pub struct Emitter<W: Write> {
+    out: W,
+    format: FindingsFormat,
+    /// For SARIF: the reports, until the end.
+    held: Vec<FileReport>,
+    /// Whether every report given was valid.
+    pub valid: bool,
+    /// Whether the reader of the output has gone: the reports are then still counted, so
+    /// the exit status is the same as if all were read (`| head` changes nothing).
+    broken: bool,
+}
+
+impl<W: Write> Emitter<W> {
+    pub fn new(out: W, format: FindingsFormat) -> Self {
+        Emitter {
+            out,
+            format,
+            held: Vec::new(),
+            valid: true,
+            broken: false,
+        }
+    }
+
+    /// Writes one file's report.
+    pub fn emit(&mut self, report: FileReport) -> anyhow::Result<()> {
+        self.valid &= report.valid;
+        if self.broken {
+            return Ok(());
+        }
+        let written = self.write(report);
+        self.unless_gone(written)
+    }
+
+    fn unless_gone(&mut self, written: anyhow::Result<()>) -> anyhow::Result<()> {
+        match written {
+            Err(error) if crate::exit::is_broken_pipe(&error) => {
+                self.broken = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+
+    fn write(&mut self, report: FileReport) -> anyhow::Result<()> {
+        match self.format {
+            FindingsFormat::Human => print_human(&mut self.out, &report)?,
+            FindingsFormat::Json => {
+                serde_json::to_writer(&mut self.out, &report)?;
+                writeln!(self.out)?;
+            }
+            FindingsFormat::Sarif => {
+                self.held.push(report);
+                return Ok(());
+            }
+        }
+        self.out.flush()?;
+        Ok(())
+    }
+
+    /// Writes what waited for the end.
+    pub fn finish(mut self) -> anyhow::Result<()> {
+        if self.broken {
+            return Ok(());
+        }
+        let written = self.write_end();
+        self.unless_gone(written)
+    }
+
+    fn write_end(&mut self) -> anyhow::Result<()> {
+        if self.format == FindingsFormat::Sarif {
+            serde_json::to_writer_pretty(&mut self.out, &sarif::validation(&self.held))?;
+            writeln!(self.out)?;
+        }
+        self.out.flush()?;
+        Ok(())
+    }
+}
+
+fn print_human(out: &mut impl Write, report: &FileReport) -> io::Result<()> {
+    let catalog = asr_suite::catalog::Catalog::embedded();
+    let mut cited: Vec<&str> = Vec::new();
+    for d in &report.diagnostics {
+        if !cited.contains(&d.rule.as_str()) {
+            cited.push(d.rule.as_str());
+        }
+        let mark = if d.is_inferred() { " (inferred)" } else { "" };
+        let at = if d.pointer.is_empty() {
+            String::new()
+        } else {
+            format!(" at {}", escape_controls(&d.pointer))
+        };
+        // A message quotes the stream: a C1 control (U+009B starts a terminal's control
+        // sequence) is escaped like any other, never written raw to a terminal.
+        writeln!(
+            out,
+            "{}:{}: {}[{}]{mark}{at}: {}",
+            escape_controls(&report.file),
+            d.line,
+            d.severity,
+            d.rule,
+            escape_controls(&d.message)
+        )?;
+    }
+    // What each rule cited requires, once, after its findings.
+    for rule in cited {
+        if let Some(requirement) = catalog.summary(rule) {
+            writeln!(out, "  {rule} requires: {requirement}")?;
+        }
+    }
+    let c = report.counts;
+    writeln!(
+        out,
+        "{}: {}, {} records; ASR rules: {} errors, {} warnings, {} notices; inferred checks: {} errors, {} warnings, {} notices",
+        escape_controls(&report.file),
+        if report.valid { "valid" } else { "invalid" },
+        report.records,
+        c.asr.error,
+        c.asr.warning,
+        c.asr.notice,
+        c.inferred.error,
+        c.inferred.warning,
+        c.inferred.notice
+    )
+}
