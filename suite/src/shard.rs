@@ -10,14 +10,15 @@
 //! of all the shards ([`crate::check::related`]).
 //!
 //! A shard file is JSON Lines, one [`ShardLine`] a line (`schemas/validation-shard.schema.json`):
-//! a header, an entry for each stream of the part in the order of the whole walk, and an
-//! end line counting them, so a file cut short is told from a part with fewer streams:
+//! a header, an entry for each stream of the part in the order of the whole walk (written
+//! as the walk goes on), and an end line counting them and saying what the walk found, so
+//! a file cut short is told from a part with fewer streams:
 //!
 //! ```json
-//! {"type":"header","kitVersion":"0.1.0","shard":"2/3","arguments":["archive"],"options":{"inferred":true,"disabled":[],"maxLineBytes":16777216},"walked":5,"failures":[]}
+//! {"type":"header","kitVersion":"0.1.0","shard":"2/3","arguments":["archive"],"options":{"inferred":true,"disabled":[],"maxLineBytes":16777216}}
 //! {"type":"stream","index":1,"report":{"file":"archive/b.jsonl","valid":true,"records":2,"diagnostics":[],"counts":{"asr":{"error":0,"warning":0,"notice":0},"inferred":{"error":0,"warning":0,"notice":0}}},"summary":{"ownSession":"asr:session:b","spawnedBy":null,"announcements":[],"lineageLossy":false,"namedSessions":[]}}
 //! {"type":"failed","index":4,"file":"archive/e.jsonl","error":"failed to open archive/e.jsonl: permission denied"}
-//! {"type":"end","entries":2}
+//! {"type":"end","entries":2,"walked":5,"failures":[]}
 //! ```
 
 use crate::check::StreamSummary;
@@ -53,11 +54,17 @@ pub enum ShardLine {
         /// Why.
         error: String,
     },
-    /// The last line: how many entries (streams and failures) came before it.
+    /// The last line: how many entries (streams and failures) came before it, and what the
+    /// whole walk found.
     #[serde(rename_all = "camelCase")]
     End {
         /// The entries of the part.
         entries: usize,
+        /// How many streams the whole walk found.
+        walked: usize,
+        /// What went wrong while walking (a directory that could not be listed, one without
+        /// streams): the whole run fails, so the merge does.
+        failures: Vec<String>,
     },
 }
 
@@ -73,11 +80,6 @@ pub struct Header {
     pub arguments: Vec<String>,
     /// The options of the check.
     pub options: Options,
-    /// How many streams the whole walk found.
-    pub walked: usize,
-    /// What went wrong while walking (a directory that could not be listed, one without
-    /// streams): the whole run fails, so the merge does.
-    pub failures: Vec<String>,
 }
 
 /// The options a check was run with, which must be the same in every shard.
@@ -167,6 +169,8 @@ pub enum MergeError {
 pub struct Join {
     /// The header of the first shard file.
     pub header: Option<Header>,
+    /// What the walk found, as the first end line says: the streams, and its failures.
+    pub walk: Option<(usize, Vec<String>)>,
     /// The parts seen, with the file of each.
     parts: BTreeMap<usize, String>,
     /// Which file holds each index.
@@ -237,7 +241,7 @@ impl Join {
                         };
                         if same != *first {
                             return Err(mismatch(format!(
-                                "shard {} was not run as the first file's shard {} was (another kit version, other paths or options, another walk): not shards of one run",
+                                "shard {} was not run as the first file's shard {} was (another kit version, other paths or options): not shards of one run",
                                 header.shard, first.shard
                             )));
                         }
@@ -261,12 +265,6 @@ impl Join {
                 if !part.header {
                     return Err(line_error("an entry before the header".into()));
                 }
-                let walked = self.header.as_ref().map_or(0, |h| h.walked);
-                if *index >= walked {
-                    return Err(line_error(format!(
-                        "index {index}, but the walk found {walked} streams"
-                    )));
-                }
                 if part.last.is_some_and(|last| last >= *index) {
                     return Err(line_error(format!(
                         "index {index} after index {}: entries come in the walk's order",
@@ -283,12 +281,37 @@ impl Join {
                 part.last = Some(*index);
                 part.entries += 1;
             }
-            ShardLine::End { entries } => {
+            ShardLine::End {
+                entries,
+                walked,
+                failures,
+            } => {
+                if !part.header {
+                    return Err(line_error("an end line before the header".into()));
+                }
                 if *entries != part.entries {
                     return Err(line_error(format!(
                         "the end line counts {entries} entries, the file has {}",
                         part.entries
                     )));
+                }
+                if let Some(last) = part.last.filter(|last| last >= walked) {
+                    return Err(line_error(format!(
+                        "an entry of index {last}, but the walk found {walked} streams"
+                    )));
+                }
+                let found = (*walked, failures.clone());
+                match &self.walk {
+                    None => self.walk = Some(found),
+                    Some(first) if *first != found => {
+                        return Err(mismatch(format!(
+                            "its walk found {walked} streams and {} failures, the first file's {} and {}: not shards of one walk",
+                            failures.len(),
+                            first.0,
+                            first.1.len()
+                        )));
+                    }
+                    Some(_) => {}
                 }
                 part.ended = true;
             }
@@ -314,9 +337,10 @@ impl Join {
     /// Once every part is read: every part of the run is there, and every stream of the
     /// walk in one of them.
     pub fn finish(&self) -> Result<(), MergeError> {
-        let Some(header) = &self.header else {
+        let (Some(header), Some((walked, _))) = (&self.header, &self.walk) else {
             return Err(MergeError::Missing("no shard file given".into()));
         };
+        let walked = *walked;
         let n = header.shard.parse::<Shard>().map_or(0, |s| s.n);
         let missing: Vec<String> = (1..=n)
             .filter(|i| !self.parts.contains_key(i))
@@ -330,11 +354,10 @@ impl Join {
                 missing.join(", ")
             )));
         }
-        if self.owner.len() != header.walked {
-            let absent = (0..header.walked).find(|i| !self.owner.contains_key(i));
+        if self.owner.len() != walked {
+            let absent = (0..walked).find(|i| !self.owner.contains_key(i));
             return Err(MergeError::Missing(format!(
-                "the walk found {} streams, the shards hold {} (stream {} is in none)",
-                header.walked,
+                "the walk found {walked} streams, the shards hold {} (stream {} is in none)",
                 self.owner.len(),
                 absent.unwrap_or(0)
             )));
@@ -353,7 +376,7 @@ mod tests {
     use super::*;
     use crate::check::{CheckOptions, check_bytes};
 
-    fn header(shard: &str, walked: usize) -> ShardLine {
+    fn header(shard: &str) -> ShardLine {
         ShardLine::Header(Header {
             kit_version: "0.1.0".into(),
             shard: shard.into(),
@@ -363,9 +386,15 @@ mod tests {
                 disabled: Vec::new(),
                 max_line_bytes: 1 << 20,
             },
+        })
+    }
+
+    fn end(entries: usize, walked: usize) -> ShardLine {
+        ShardLine::End {
+            entries,
             walked,
             failures: Vec::new(),
-        })
+        }
     }
 
     fn stream(index: usize) -> ShardLine {
@@ -398,82 +427,73 @@ mod tests {
 
     #[test]
     fn the_shards_of_one_run_join_and_say_which_holds_each_stream() {
-        let one = vec![
-            header("1/2", 3),
-            stream(0),
-            stream(2),
-            ShardLine::End { entries: 2 },
-        ];
-        let two = vec![header("2/2", 3), stream(1), ShardLine::End { entries: 1 }];
+        let one = vec![header("1/2"), stream(0), stream(2), end(2, 3)];
+        let two = vec![header("2/2"), stream(1), end(1, 3)];
         assert_eq!(join(&[one.clone(), two.clone()]), Ok(vec![0, 1, 0]));
         assert_eq!(join(&[two, one]), Ok(vec![1, 0, 1]));
     }
 
     #[test]
     fn shards_that_are_not_of_one_run_are_refused_with_the_reason() {
-        let end = |n| ShardLine::End { entries: n };
         let cases: Vec<(Vec<Vec<ShardLine>>, &str)> = vec![
             (
-                vec![vec![header("1/2", 2), stream(0), end(1)]],
+                vec![vec![header("1/2"), stream(0), end(1, 2)]],
                 "1 of 2 parts missing: 2/2",
             ),
             (
                 vec![
-                    vec![header("1/2", 2), stream(0), end(1)],
-                    vec![header("1/2", 2), stream(1), end(1)],
+                    vec![header("1/2"), stream(0), end(1, 2)],
+                    vec![header("1/2"), stream(1), end(1, 2)],
                 ],
                 "shard 1/2 is also in part-1.jsonl",
             ),
             (
                 vec![
-                    vec![header("1/2", 2), stream(0), end(1)],
-                    vec![header("2/3", 2), stream(1), end(1)],
+                    vec![header("1/2"), stream(0), end(1, 2)],
+                    vec![header("2/3"), stream(1), end(1, 2)],
                 ],
                 "of a run in 3 parts",
             ),
             (
                 vec![
-                    vec![header("1/2", 2), stream(0), end(1)],
-                    vec![header("2/2", 3), stream(1), end(1)],
+                    vec![header("1/2"), stream(0), end(1, 2)],
+                    vec![header("2/2"), stream(1), end(1, 3)],
                 ],
-                "not shards of one run",
+                "not shards of one walk",
             ),
             (
                 vec![
-                    vec![header("1/2", 2), stream(0), end(1)],
-                    vec![header("2/2", 2), stream(0), end(1)],
+                    vec![header("1/2"), stream(0), end(1, 2)],
+                    vec![header("2/2"), stream(0), end(1, 2)],
                 ],
                 "in two shard files",
             ),
             (
                 vec![
-                    vec![header("1/2", 3), stream(0), end(1)],
-                    vec![header("2/2", 3), stream(1), end(1)],
+                    vec![header("1/2"), stream(0), end(1, 3)],
+                    vec![header("2/2"), stream(1), end(1, 3)],
                 ],
                 "stream 2 is in none",
             ),
+            (vec![vec![header("1/1"), stream(0), stream(1)]], "cut short"),
             (
-                vec![vec![header("1/1", 2), stream(0), stream(1)]],
-                "cut short",
-            ),
-            (
-                vec![vec![header("1/1", 1), stream(0), end(2)]],
+                vec![vec![header("1/1"), stream(0), end(2, 1)]],
                 "counts 2 entries",
             ),
             (
-                vec![vec![header("1/1", 2), stream(1), stream(0), end(2)]],
+                vec![vec![header("1/1"), stream(1), stream(0), end(2, 2)]],
                 "walk's order",
             ),
             (vec![vec![stream(0)]], "before the header"),
             (
-                vec![vec![header("1/1", 1), stream(5), end(1)]],
-                "the walk found 1",
+                vec![vec![header("1/1"), stream(5), end(1, 1)]],
+                "the walk found 1 streams",
             ),
             (
-                vec![vec![header("1/1", 1), stream(0), end(1), end(1)]],
+                vec![vec![header("1/1"), stream(0), end(1, 1), end(1, 1)]],
                 "after the end line",
             ),
-            (vec![vec![header("0/1", 1)]], "from 1 to n"),
+            (vec![vec![header("0/1")]], "from 1 to n"),
             (vec![], "no shard file given"),
         ];
         for (files, says) in cases {

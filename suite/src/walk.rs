@@ -119,7 +119,14 @@ pub fn walk(paths: &[PathBuf]) -> Walk {
 
 /// [`walk`], taking the files `wanted` below each directory given.
 pub fn walk_for(paths: &[PathBuf], wanted: Wanted) -> Walk {
+    walk_each(paths, wanted, |_| {})
+}
+
+/// [`walk_for`], giving each file to `each` as soon as it is taken, in the walk's order: a
+/// caller can start on the first files while the walk goes on.
+pub fn walk_each(paths: &[PathBuf], wanted: Wanted, each: impl FnMut(&Path)) -> Walk {
     let mut walker = Walker::new(wanted);
+    walker.each = Box::new(each);
     for path in paths {
         let before = walker.walk.files.len();
         walker.others = (0, Vec::new());
@@ -250,8 +257,10 @@ impl fmt::Display for Reason {
 /// A file's or directory's identity: (device, inode).
 type Key = (u64, u64);
 
-struct Walker {
+struct Walker<'a> {
     walk: Walk,
+    /// Given each file taken, as it is taken.
+    each: Box<dyn FnMut(&Path) + 'a>,
     /// The files taken while walking.
     wanted: Wanted,
     /// The canonical root nothing is taken outside of, if the walk is confined.
@@ -270,10 +279,11 @@ struct Walker {
     open: Vec<(Key, PathBuf)>,
 }
 
-impl Walker {
+impl Walker<'_> {
     fn new(wanted: Wanted) -> Self {
         Walker {
             walk: Walk::default(),
+            each: Box::new(|_| {}),
             wanted,
             confine: None,
             skip_dirs: Vec::new(),
@@ -304,6 +314,7 @@ impl Walker {
 
     fn argument(&mut self, path: &Path) {
         if path.as_os_str() == "-" {
+            (self.each)(path);
             self.walk.files.push(path.to_owned());
             return;
         }
@@ -393,6 +404,7 @@ impl Walker {
             return;
         }
         self.files.insert(key, path.to_owned());
+        (self.each)(path);
         self.walk.files.push(path.to_owned());
     }
 

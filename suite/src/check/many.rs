@@ -3,103 +3,173 @@
 //! Each result is handed over as soon as it and every one before it are done, so output
 //! starts with the first streams, whatever is still being checked; and a thread does not
 //! start a stream more than [`AHEAD`] a thread beyond the first one not yet handed over, so
-//! the results waiting for a slow stream are bounded, not the whole archive.
+//! the results waiting for a slow stream are bounded, not the whole archive. The thread that
+//! finishes the stream next in order hands over every result ready from there on: no thread
+//! waits for another to write, and none is woken for each stream.
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
-use std::sync::mpsc::channel;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Condvar, Mutex, PoisonError};
 
 /// How many streams each thread may start beyond the first not yet handed over.
 pub const AHEAD: usize = 16;
 
-/// Runs `work(i)` for every `i` in `0..count` on `jobs` threads (at least one), and gives
-/// each result to `each` on the calling thread, in the order of `i`. When `each` breaks,
-/// no more work starts and the call returns at once: threads still busy (a stream that
-/// blocks) are left to end on their own, their results dropped.
-pub fn in_order<T, W, E>(count: usize, jobs: usize, work: W, mut each: E) -> ControlFlow<()>
+/// Runs `work(i, item)` for every item of `items` (the `i`th from 0) on `jobs` threads (at
+/// least one), and gives each result to `each` in the order of `i`, one at a time, on
+/// whichever thread is free to. The items are taken one at a time as the threads need them:
+/// `items` may still be finding them (a walk of a directory) while the first are checked.
+/// When `each` breaks, no more work starts; the call returns once the work started has
+/// ended, with the break.
+pub fn in_order<I, S, T, W, E>(items: S, jobs: usize, work: W, each: E) -> ControlFlow<()>
 where
-    T: Send + 'static,
-    W: Fn(usize) -> T + Send + Sync + 'static,
-    E: FnMut(usize, T) -> ControlFlow<()>,
+    S: Iterator<Item = I> + Send,
+    T: Send,
+    W: Fn(usize, I) -> T + Sync,
+    E: FnMut(usize, T) -> ControlFlow<()> + Send,
 {
-    let jobs = jobs.clamp(1, count.max(1));
+    let jobs = jobs.max(1);
     if jobs == 1 {
-        for i in 0..count {
-            each(i, work(i))?;
+        let mut each = each;
+        for (i, item) in items.enumerate() {
+            each(i, work(i, item))?;
         }
         return ControlFlow::Continue(());
     }
-    let window = jobs * AHEAD;
-    // (the next stream to start, the first not yet handed over, stopped)
-    let shared = Arc::new((Mutex::new((0usize, 0usize, false)), Condvar::new()));
-    let work = Arc::new(work);
-    let (sender, results) = channel::<(usize, T)>();
-    for _ in 0..jobs {
-        let shared = Arc::clone(&shared);
-        let work = Arc::clone(&work);
-        let sender = sender.clone();
-        std::thread::spawn(move || {
-            let (lock, moved) = &*shared;
-            loop {
-                let i = {
-                    let Ok(mut state) = lock.lock() else { return };
-                    loop {
-                        let (next, first, stopped) = *state;
-                        if stopped || next >= count {
-                            return;
-                        }
-                        if next < first + window {
-                            state.0 += 1;
-                            break next;
-                        }
-                        state = match moved.wait(state) {
-                            Ok(state) => state,
-                            Err(_) => return,
-                        };
+    let shared = Shared {
+        state: Mutex::new(State {
+            items,
+            taken: 0,
+            exhausted: false,
+            first: 0,
+            stopped: false,
+            draining: false,
+            ready: BTreeMap::new(),
+        }),
+        moved: Condvar::new(),
+        each: Mutex::new(each),
+        window: jobs * AHEAD,
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| shared.worker(&work));
+        }
+    });
+    let stopped = shared
+        .state
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .stopped;
+    if stopped {
+        ControlFlow::Break(())
+    } else {
+        ControlFlow::Continue(())
+    }
+}
+
+struct State<S, T> {
+    /// What is left to do.
+    items: S,
+    /// How many items were taken.
+    taken: usize,
+    /// No item is left.
+    exhausted: bool,
+    /// The first stream not yet handed over.
+    first: usize,
+    /// `each` broke.
+    stopped: bool,
+    /// A thread is handing results over.
+    draining: bool,
+    /// Results done and not yet handed over.
+    ready: BTreeMap<usize, T>,
+}
+
+struct Shared<S, T, E> {
+    state: Mutex<State<S, T>>,
+    /// The first stream not handed over moved, or the work stopped.
+    moved: Condvar,
+    each: Mutex<E>,
+    window: usize,
+}
+
+impl<I, S: Iterator<Item = I>, T, E: FnMut(usize, T) -> ControlFlow<()>> Shared<S, T, E> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State<S, T>> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn worker(&self, work: &(impl Fn(usize, I) -> T + Sync)) {
+        loop {
+            let (i, item) = {
+                let mut state = self.lock();
+                loop {
+                    if state.stopped || state.exhausted {
+                        return;
                     }
-                };
-                if sender.send((i, work(i))).is_err() {
-                    return;
+                    if state.taken < state.first + self.window {
+                        if let Some(item) = state.items.next() {
+                            state.taken += 1;
+                            break (state.taken - 1, item);
+                        }
+                        state.exhausted = true;
+                        self.moved.notify_all();
+                        return;
+                    }
+                    state = self
+                        .moved
+                        .wait(state)
+                        .unwrap_or_else(PoisonError::into_inner);
+                }
+            };
+            let result = work(i, item);
+            let mut state = self.lock();
+            if state.stopped {
+                return;
+            }
+            state.ready.insert(i, result);
+            if state.draining {
+                // The thread handing over takes it when its turn comes.
+                continue;
+            }
+            state.draining = true;
+            loop {
+                let mut batch = Vec::new();
+                let mut at = state.first;
+                while let Some(result) = state.ready.remove(&at) {
+                    batch.push(result);
+                    at += 1;
+                }
+                if batch.is_empty() {
+                    state.draining = false;
+                    break;
+                }
+                let from = state.first;
+                drop(state);
+                let mut broke = false;
+                {
+                    let mut each = self.each.lock().unwrap_or_else(PoisonError::into_inner);
+                    for (k, result) in batch.into_iter().enumerate() {
+                        if each(from + k, result).is_break() {
+                            broke = true;
+                            break;
+                        }
+                    }
+                }
+                state = self.lock();
+                state.first = at;
+                state.stopped |= broke;
+                self.moved.notify_all();
+                if broke {
+                    state.draining = false;
+                    break;
                 }
             }
-        });
-    }
-    drop(sender);
-    let (lock, moved) = &*shared;
-    let stop = || {
-        if let Ok(mut state) = lock.lock() {
-            state.2 = true;
-        }
-        moved.notify_all();
-    };
-    let mut waiting = BTreeMap::new();
-    let mut first = 0;
-    while first < count {
-        let Ok((i, result)) = results.recv() else {
-            // Every thread ended before the last result: one panicked.
-            stop();
-            return ControlFlow::Break(());
-        };
-        waiting.insert(i, result);
-        while let Some(result) = waiting.remove(&first) {
-            if each(first, result).is_break() {
-                stop();
-                return ControlFlow::Break(());
-            }
-            first += 1;
-            if let Ok(mut state) = lock.lock() {
-                state.1 = first;
-            }
-            moved.notify_all();
         }
     }
-    ControlFlow::Continue(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Duration;
 
@@ -108,9 +178,10 @@ mod tests {
         for jobs in [1, 2, 3, 8] {
             let mut seen = Vec::new();
             let flow = in_order(
-                50,
+                0..50,
                 jobs,
-                |i| {
+                |i, item| {
+                    assert_eq!(i, item);
                     // The early ones are the slow ones.
                     std::thread::sleep(Duration::from_micros(((50 - i) * 30) as u64));
                     i * 2
@@ -126,9 +197,9 @@ mod tests {
         }
         let mut none = 0;
         let _ = in_order(
-            0,
+            std::iter::empty::<usize>(),
             4,
-            |i| i,
+            |i, _| i,
             |_, _| {
                 none += 1;
                 ControlFlow::Continue(())
@@ -162,9 +233,9 @@ mod tests {
         let (s, r) = (Arc::clone(&started), Arc::clone(&release));
         let mut handed = 0;
         let flow = in_order(
-            count,
+            0..count,
             jobs,
-            move |i| {
+            move |i, _| {
                 s.fetch_add(1, Ordering::SeqCst);
                 if i == 0 {
                     let (lock, freed) = &*r;
@@ -188,18 +259,17 @@ mod tests {
     }
 
     #[test]
-    fn a_break_stops_the_work_and_returns_though_a_stream_blocks() {
+    fn a_break_stops_the_work_started_after_it() {
         let started = Arc::new(AtomicUsize::new(0));
         let s = Arc::clone(&started);
         let mut handed = Vec::new();
         let flow = in_order(
-            100,
+            0..100,
             2,
-            move |i| {
+            move |i, _| {
                 s.fetch_add(1, Ordering::SeqCst);
                 if i == 3 {
-                    // Blocks for good, as a FIFO nobody writes would.
-                    std::thread::sleep(Duration::from_secs(3600));
+                    std::thread::sleep(Duration::from_millis(200));
                 }
                 i
             },
@@ -214,7 +284,6 @@ mod tests {
         );
         assert_eq!(flow, ControlFlow::Break(()));
         assert_eq!(handed, [0, 1]);
-        std::thread::sleep(Duration::from_millis(100));
         assert!(started.load(Ordering::SeqCst) <= 2 * AHEAD + 2);
     }
 }

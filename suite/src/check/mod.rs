@@ -65,8 +65,13 @@ impl Default for CheckOptions {
 impl CheckOptions {
     /// How many threads check lines on their own.
     fn workers(&self) -> usize {
+        // Asked once: the answer reads the cgroup's quota from /proc, which costs more than
+        // checking a small stream.
+        static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
         match self.threads {
-            0 => std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+            0 => *CORES.get_or_init(|| {
+                std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+            }),
             n => n,
         }
     }

@@ -62,11 +62,11 @@ fn merge(files: &[PathBuf], format: FindingsFormat, independent: bool) -> Result
         join.end(&part)?;
     }
     join.finish()?;
-    let Some(header) = join.header.clone() else {
+    let (Some(header), Some((_, failures))) = (join.header.clone(), join.walk.clone()) else {
         bail!("no shard file given");
     };
-    let mut failed = !header.failures.is_empty();
-    for failure in &header.failures {
+    let mut failed = !failures.is_empty();
+    for failure in &failures {
         eprintln!("asr-ctk: {failure}");
     }
     let mut options = CheckOptions::default();
@@ -94,8 +94,7 @@ fn merge(files: &[PathBuf], format: FindingsFormat, independent: bool) -> Result
         .iter()
         .map(|path| Entries::open(path))
         .collect::<Result<Vec<_>>>()?;
-    let stdout = io::stdout();
-    let mut emitter = Emitter::new(io::BufWriter::new(stdout.lock()), format);
+    let mut emitter = Emitter::new(io::BufWriter::new(io::stdout()), format);
     for (index, owner) in owners.into_iter().enumerate() {
         match readers[owner].next(index)? {
             ShardLine::Stream { report, .. } => {

@@ -16,7 +16,7 @@ use asr_suite::check::many::in_order;
 use asr_suite::check::{CheckOptions, DEFAULT_MAX_LINE_BYTES, StreamReport, related};
 use asr_suite::report::FileReport;
 use asr_suite::shard::{Header, Options, Shard, ShardLine, shard_of};
-use asr_suite::walk;
+use asr_suite::walk::{self, Wanted};
 use emit::Emitter;
 use spool::{Spool, Spooled};
 use std::fs::{File, Metadata};
@@ -25,7 +25,6 @@ use std::num::NonZeroUsize;
 use std::ops::ControlFlow;
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -84,62 +83,85 @@ pub fn run(args: &Args) -> Result<u8> {
     options.inferred = !args.no_inferred;
     options.disabled = args.disable.iter().cloned().collect();
     options.max_line_bytes = args.max_line_bytes;
-    let walk = walk::walk(&args.files);
+    // The walk goes on beside the checks: the first files are checked while it finds the
+    // rest.
+    let (found, paths) = std::sync::mpsc::channel::<PathBuf>();
+    let given = &args.files;
+    let shard = args.shard;
+    let checker = Checker {
+        options: options.clone(),
+        // One bar at a time on a terminal: only when files are checked one at a time.
+        bars: jobs == 1,
+    };
+    let header = shard.map(|shard| Header {
+        kit_version: env!("CARGO_PKG_VERSION").to_owned(),
+        shard: shard.to_string(),
+        arguments: given
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect(),
+        options: Options {
+            inferred: options.inferred,
+            disabled: args.disable.clone(),
+            max_line_bytes: options.max_line_bytes,
+        },
+    });
     let mut failed = false;
+    let mut entries = 0;
+    let mut emitter = Emitter::new(io::BufWriter::new(io::stdout()), args.format);
+    let (printed, walk) = std::thread::scope(|scope| {
+        let walker = scope.spawn(move || {
+            walk::walk_each(given, Wanted::Extension("jsonl".into()), |path| {
+                let _ = found.send(path.to_owned());
+            })
+        });
+        let items = paths
+            .into_iter()
+            .enumerate()
+            .filter(|(_, path)| shard.is_none_or(|s| shard_of(path, s.n) == s.i));
+        let printed = match &header {
+            Some(header) => write_shard(&checker, jobs, items, header, &mut entries),
+            None if args.independent => checker.each(jobs, items, |_, name, result| match result {
+                Ok(report) => emitter.emit(FileReport::new(name, report)),
+                Err(error) => {
+                    eprintln!("asr-ctk: {error:#}");
+                    failed = true;
+                    Ok(())
+                }
+            }),
+            None => related_then_emit(&checker, jobs, items, &options, &mut emitter, &mut failed),
+        };
+        // A walk that panicked found nothing for sure: the run fails.
+        let walk = walker
+            .join()
+            .map_err(|_| anyhow::anyhow!("failed to walk the paths given"));
+        (printed, walk)
+    });
+    let walk = match walk {
+        Ok(walk) => walk,
+        Err(error) => {
+            eprintln!("asr-ctk: {error}");
+            return Ok(exit::USAGE_OR_IO);
+        }
+    };
     let mut failures = Vec::new();
     for note in &walk.notes {
         eprintln!("asr-ctk: {note}");
         if note.is_failure() {
-            failed = true;
             failures.push(note.to_string());
         }
     }
-    let walked = walk.files.len();
-    let selected: Vec<(usize, PathBuf)> = walk
-        .files
-        .into_iter()
-        .enumerate()
-        .filter(|(_, path)| args.shard.is_none_or(|s| shard_of(path, s.n) == s.i))
-        .collect();
-    let checker = Checker {
-        options: options.clone(),
-        // One bar at a time on a terminal: only when files are checked one at a time.
-        bars: jobs == 1 || selected.len() == 1,
-        files: Arc::new(selected),
-    };
-    if let Some(shard) = args.shard {
-        let header = Header {
-            kit_version: env!("CARGO_PKG_VERSION").to_owned(),
-            shard: shard.to_string(),
-            arguments: args
-                .files
-                .iter()
-                .map(|p| p.to_string_lossy().into_owned())
-                .collect(),
-            options: Options {
-                inferred: options.inferred,
-                disabled: args.disable.clone(),
-                max_line_bytes: options.max_line_bytes,
-            },
-            walked,
-            failures,
-        };
-        return exit::after_printing(exit::OK, write_shard(&checker, jobs, &header));
+    if header.is_some() {
+        let ended = printed.and_then(|()| {
+            end_shard(&ShardLine::End {
+                entries,
+                walked: walk.files.len(),
+                failures,
+            })
+        });
+        return exit::after_printing(exit::OK, ended);
     }
-    let stdout = io::stdout();
-    let mut emitter = Emitter::new(io::BufWriter::new(stdout.lock()), args.format);
-    let printed = if args.independent {
-        checker.each(jobs, |name, result| match result {
-            Ok(report) => emitter.emit(FileReport::new(name, report)),
-            Err(error) => {
-                eprintln!("asr-ctk: {error:#}");
-                failed = true;
-                Ok(())
-            }
-        })
-    } else {
-        related_then_emit(&checker, jobs, &options, &mut emitter, &mut failed)
-    };
+    failed |= !failures.is_empty();
     let valid = emitter.valid;
     let printed = printed.and_then(|()| emitter.finish());
     let code = if failed {
@@ -152,30 +174,31 @@ pub fn run(args: &Args) -> Result<u8> {
     exit::after_printing(code, printed)
 }
 
-/// The files to check, and how.
+/// How files are checked.
 struct Checker {
     options: CheckOptions,
     bars: bool,
-    /// Each file with its place in the whole walk.
-    files: Arc<Vec<(usize, PathBuf)>>,
 }
 
 impl Checker {
-    /// Checks every file on `jobs` threads and gives each result, with the file's name as
-    /// a report names it, to `each` in the files' order; stops at the first error `each`
-    /// gives, and gives it.
+    /// Checks every file of `items` (each with its place in the whole walk) on `jobs`
+    /// threads and gives each result, with the place and the file's name as a report names
+    /// it, to `each` in the files' order; stops at the first error `each` gives, and gives
+    /// it.
     fn each(
         &self,
         jobs: usize,
-        mut each: impl FnMut(String, Result<StreamReport>) -> Result<()>,
+        items: impl Iterator<Item = (usize, PathBuf)> + Send,
+        mut each: impl FnMut(usize, String, Result<StreamReport>) -> Result<()> + Send,
     ) -> Result<()> {
-        let files = Arc::clone(&self.files);
-        let (options, bars) = (self.options.clone(), self.bars);
-        let work = move |i: usize| check_path(&files[i].1, &options, bars);
+        let (options, bars) = (&self.options, self.bars);
+        let work = |_, (index, path): (usize, PathBuf)| {
+            let result = check_path(&path, options, bars);
+            (index, path.to_string_lossy().into_owned(), result)
+        };
         let mut stopped = Ok(());
-        let _ = in_order(self.files.len(), jobs, work, |i, result| {
-            let name = self.files[i].1.to_string_lossy().into_owned();
-            match each(name, result) {
+        let _ = in_order(items, jobs, work, |_, (index, name, result)| {
+            match each(index, name, result) {
                 Ok(()) => ControlFlow::Continue(()),
                 Err(error) => {
                     stopped = Err(error);
@@ -193,6 +216,7 @@ impl Checker {
 fn related_then_emit(
     checker: &Checker,
     jobs: usize,
+    items: impl Iterator<Item = (usize, PathBuf)> + Send,
     options: &CheckOptions,
     emitter: &mut Emitter<impl Write>,
     failed: &mut bool,
@@ -200,7 +224,7 @@ fn related_then_emit(
     let mut spool = Spool::new();
     let mut summaries = Vec::new();
     let mut names = Vec::new();
-    checker.each(jobs, |name, result| {
+    checker.each(jobs, items, |_, name, result| {
         match result {
             Ok(mut report) => {
                 summaries.push(std::mem::take(&mut report.summary));
@@ -237,22 +261,24 @@ fn related_then_emit(
     Ok(())
 }
 
-/// Writes the shard file of the files selected: the header, an entry for each, the end.
-fn write_shard(checker: &Checker, jobs: usize, header: &Header) -> Result<()> {
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+/// Writes the shard file of the files selected but its end line: the header and an entry
+/// for each, as each is checked, counted in `entries`.
+fn write_shard(
+    checker: &Checker,
+    jobs: usize,
+    items: impl Iterator<Item = (usize, PathBuf)> + Send,
+    header: &Header,
+    entries: &mut usize,
+) -> Result<()> {
+    let mut out = io::BufWriter::new(io::stdout());
     let mut line = |line: &ShardLine| -> Result<()> {
         serde_json::to_writer(&mut out, line)?;
         writeln!(out)?;
         Ok(())
     };
     line(&ShardLine::Header(header.clone()))?;
-    let mut entries = 0;
-    let mut k = 0;
-    checker.each(jobs, |name, result| {
-        let index = checker.files[k].0;
-        k += 1;
-        entries += 1;
+    checker.each(jobs, items, |index, name, result| {
+        *entries += 1;
         match result {
             Ok(mut report) => {
                 let summary = std::mem::take(&mut report.summary);
@@ -269,7 +295,15 @@ fn write_shard(checker: &Checker, jobs: usize, header: &Header) -> Result<()> {
             }),
         }
     })?;
-    line(&ShardLine::End { entries })?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Writes a shard file's end line, once the walk is done.
+fn end_shard(end: &ShardLine) -> Result<()> {
+    let mut out = io::stdout().lock();
+    serde_json::to_writer(&mut out, end)?;
+    writeln!(out)?;
     out.flush()?;
     Ok(())
 }
