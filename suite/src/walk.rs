@@ -19,8 +19,11 @@ use std::path::{Path, PathBuf};
 /// What the paths given stand for.
 #[derive(Debug, Default)]
 pub struct Walk {
-    /// The files to check, in order, each once (`-` for standard input).
+    /// The files to check, in order, each once (`-` for standard input); empty after
+    /// [`walk_each`], which gives them away as it goes.
     pub files: Vec<PathBuf>,
+    /// How many files were taken.
+    pub taken: usize,
     /// What was left out or could not be examined, in the order it was met.
     pub notes: Vec<Note>,
 }
@@ -119,19 +122,24 @@ pub fn walk(paths: &[PathBuf]) -> Walk {
 
 /// [`walk`], taking the files `wanted` below each directory given.
 pub fn walk_for(paths: &[PathBuf], wanted: Wanted) -> Walk {
-    walk_each(paths, wanted, |_| {})
+    walk_with(paths, wanted, None)
 }
 
-/// [`walk_for`], giving each file to `each` as soon as it is taken, in the walk's order: a
-/// caller can start on the first files while the walk goes on.
+/// [`walk_for`], giving each file to `each` as soon as it is taken, in the walk's order,
+/// and keeping none: a caller can start on the first files while the walk goes on, and
+/// memory does not hold the paths of an archive.
 pub fn walk_each(paths: &[PathBuf], wanted: Wanted, each: impl FnMut(&Path)) -> Walk {
+    walk_with(paths, wanted, Some(Box::new(each)))
+}
+
+fn walk_with(paths: &[PathBuf], wanted: Wanted, each: Option<Each<'_>>) -> Walk {
     let mut walker = Walker::new(wanted);
-    walker.each = Box::new(each);
+    walker.each = each;
     for path in paths {
-        let before = walker.walk.files.len();
+        let before = walker.walk.taken;
         walker.others = (0, Vec::new());
         walker.argument(path);
-        let found = walker.walk.files.len() > before;
+        let found = walker.walk.taken > before;
         let dir = path.as_os_str() != "-" && fs::metadata(path).is_ok_and(|m| m.is_dir());
         if dir && !found && !walker.walked_before(path) {
             let (others, seen) = std::mem::take(&mut walker.others);
@@ -254,13 +262,16 @@ impl fmt::Display for Reason {
     }
 }
 
+/// What a walk gives each file it takes to, as it takes it.
+type Each<'a> = Box<dyn FnMut(&Path) + 'a>;
+
 /// A file's or directory's identity: (device, inode).
 type Key = (u64, u64);
 
 struct Walker<'a> {
     walk: Walk,
     /// Given each file taken, as it is taken.
-    each: Box<dyn FnMut(&Path) + 'a>,
+    each: Option<Each<'a>>,
     /// The files taken while walking.
     wanted: Wanted,
     /// The canonical root nothing is taken outside of, if the walk is confined.
@@ -283,7 +294,7 @@ impl Walker<'_> {
     fn new(wanted: Wanted) -> Self {
         Walker {
             walk: Walk::default(),
-            each: Box::new(|_| {}),
+            each: None,
             wanted,
             confine: None,
             skip_dirs: Vec::new(),
@@ -314,8 +325,7 @@ impl Walker<'_> {
 
     fn argument(&mut self, path: &Path) {
         if path.as_os_str() == "-" {
-            (self.each)(path);
-            self.walk.files.push(path.to_owned());
+            self.take(path);
             return;
         }
         match fs::metadata(path) {
@@ -404,8 +414,15 @@ impl Walker<'_> {
             return;
         }
         self.files.insert(key, path.to_owned());
-        (self.each)(path);
-        self.walk.files.push(path.to_owned());
+        self.take(path);
+    }
+
+    fn take(&mut self, path: &Path) {
+        self.walk.taken += 1;
+        match &mut self.each {
+            Some(each) => each(path),
+            None => self.walk.files.push(path.to_owned()),
+        }
     }
 
     fn skip(&mut self, path: &Path, reason: Reason) {

@@ -300,11 +300,13 @@ fn every_script_of_the_action_and_the_workflow_is_valid_bash() {
             scripts.push((format!("action.yml step {i}"), script.to_owned()));
         }
     }
-    let workflow = yaml(".github/workflows/conformance.yml");
-    for (job, body) in map(&workflow["jobs"], "jobs") {
-        for s in body["steps"].as_sequence().expect("steps") {
-            if let Some(script) = text(s, "run") {
-                scripts.push((format!("conformance.yml {job:?}"), script.to_owned()));
+    for file in ["conformance.yml", "validate-archive.yml"] {
+        let workflow = yaml(&format!(".github/workflows/{file}"));
+        for (job, body) in map(&workflow["jobs"], "jobs") {
+            for s in body["steps"].as_sequence().expect("steps") {
+                if let Some(script) = text(s, "run") {
+                    scripts.push((format!("{file} {job:?}"), script.to_owned()));
+                }
             }
         }
     }
@@ -611,4 +613,106 @@ fn each_hook_fails_on_an_invalid_stream_among_the_files_it_is_given() {
             assert!(stdout.contains(&format!("{file}: valid")), "{stdout}");
         }
     }
+}
+
+/// The script of the step `id` of `job` in a workflow.
+fn script<'a>(workflow: &'a Value, job: &str, id: &str) -> &'a str {
+    workflow["jobs"][job]["steps"]
+        .as_sequence()
+        .expect("steps")
+        .iter()
+        .find(|s| text(s, "id") == Some(id))
+        .and_then(|s| text(s, "run"))
+        .unwrap_or_else(|| panic!("no step {id} in job {job}"))
+}
+
+#[test]
+fn the_archive_workflow_run_here_shard_by_shard_gives_the_whole_runs_findings_and_status() {
+    let workflow = yaml(".github/workflows/validate-archive.yml");
+    let shards: Vec<&str> = workflow["jobs"]["shard"]["strategy"]["matrix"]["shard"]
+        .as_sequence()
+        .expect("the shards")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let n = shards.len();
+    assert!(n >= 2, "{shards:?}");
+    let expected: Vec<String> = (1..=n).map(|i| format!("{i}/{n}")).collect();
+    assert_eq!(shards, expected, "every part once, of as many as there are");
+    assert_eq!(text(&workflow["jobs"]["merge"], "needs"), Some("shard"));
+    // The steps' scripts, run as a runner would: in a checkout whose archive is the corpus's
+    // lineage cases, with the command already built (cargo does nothing here).
+    let dir = scratch("pipeline-archive");
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(dir.join("target/release")).expect("mkdir");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    std::fs::write(bin.join("cargo"), "#!/bin/sh\nexit 0\n").expect("write");
+    nix::sys::stat::fchmodat(
+        nix::fcntl::AT_FDCWD,
+        &bin.join("cargo"),
+        nix::sys::stat::Mode::from_bits_truncate(0o755),
+        nix::sys::stat::FchmodatFlags::FollowSymlink,
+    )
+    .expect("chmod");
+    std::os::unix::fs::symlink(BIN, dir.join("target/release/asr-ctk")).expect("link");
+    std::os::unix::fs::symlink(root().join("cases/lineage"), dir.join("archive")).expect("link");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let step = |script: &str, env: &[(&str, &str)], output: &Path| -> Output {
+        let mut command = Command::new("bash");
+        command
+            .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
+            .current_dir(&*dir)
+            .env("PATH", &path)
+            .env("ARCHIVE", "archive")
+            .env("GITHUB_OUTPUT", output)
+            .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
+            .envs(env.iter().copied());
+        run(&mut command, None, Duration::from_secs(120))
+    };
+    let shard_script = script(&workflow, "shard", "check");
+    for (i, shard) in shards.iter().enumerate() {
+        // Each job has outputs of its own.
+        let outputs = dir.join(format!("outputs-{i}"));
+        let done = step(shard_script, &[("SHARD", shard)], &outputs);
+        assert!(done.status.success(), "shard {shard}: {done:?}");
+        let said = std::fs::read_to_string(&outputs).expect("the step's outputs");
+        let name = said
+            .lines()
+            .find_map(|l| l.strip_prefix("name="))
+            .expect("the artifact's name");
+        // What download-artifact makes of the uploaded artifacts: a folder each.
+        let folder = dir.join("shards").join(name);
+        std::fs::create_dir_all(&folder).expect("mkdir");
+        std::fs::rename(dir.join("shard.jsonl"), folder.join("shard.jsonl")).expect("move");
+    }
+    let outputs = dir.join("merge-outputs");
+    let merged = step(script(&workflow, "merge", "merge"), &[], &outputs);
+    assert!(merged.status.success(), "{merged:?}");
+    let whole = asr_ctk(&["validate", &root().join("cases/lineage").to_string_lossy()]);
+    let status = std::fs::read_to_string(&outputs).expect("outputs");
+    assert_eq!(
+        status.trim(),
+        format!("status={}", whole.status.code().expect("a status")),
+        "the merge fails as the whole run does: {}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    // The findings are the whole run's, but for the archive's path as walked.
+    let findings = std::fs::read_to_string(dir.join("findings.txt")).expect("findings");
+    let whole = String::from_utf8_lossy(&whole.stdout).replace(
+        &root().join("cases/lineage").to_string_lossy().into_owned(),
+        "archive",
+    );
+    assert_eq!(findings, whole);
+    let sarif: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("validate.sarif")).expect("sarif"))
+            .expect("JSON");
+    assert!(
+        sarif["runs"][0]["results"]
+            .as_array()
+            .is_some_and(|r| !r.is_empty())
+    );
 }

@@ -32,13 +32,27 @@ impl<W: Write> Emitter<W> {
         }
     }
 
+    pub fn format(&self) -> FindingsFormat {
+        self.format
+    }
+
     /// Writes one file's report.
     pub fn emit(&mut self, report: FileReport) -> anyhow::Result<()> {
-        self.valid &= report.valid;
+        let rendered = render(self.format, report)?;
+        self.put(rendered)
+    }
+
+    /// Writes one file's report, rendered (on any thread) by [`render`].
+    pub fn put(&mut self, rendered: Rendered) -> anyhow::Result<()> {
+        let valid = match &rendered {
+            Rendered::Text { valid, .. } => *valid,
+            Rendered::Held(report) => report.valid,
+        };
+        self.valid &= valid;
         if self.broken {
             return Ok(());
         }
-        let written = self.write(report);
+        let written = self.write(rendered);
         self.unless_gone(written)
     }
 
@@ -52,19 +66,14 @@ impl<W: Write> Emitter<W> {
         }
     }
 
-    fn write(&mut self, report: FileReport) -> anyhow::Result<()> {
-        match self.format {
-            FindingsFormat::Human => print_human(&mut self.out, &report)?,
-            FindingsFormat::Json => {
-                serde_json::to_writer(&mut self.out, &report)?;
-                writeln!(self.out)?;
+    fn write(&mut self, rendered: Rendered) -> anyhow::Result<()> {
+        match rendered {
+            Rendered::Text { text, .. } => {
+                self.out.write_all(&text)?;
+                self.out.flush()?;
             }
-            FindingsFormat::Sarif => {
-                self.held.push(report);
-                return Ok(());
-            }
+            Rendered::Held(report) => self.held.push(report),
         }
-        self.out.flush()?;
         Ok(())
     }
 
@@ -85,6 +94,29 @@ impl<W: Write> Emitter<W> {
         self.out.flush()?;
         Ok(())
     }
+}
+
+/// One file's report made ready to write: its text, or for SARIF the report itself.
+pub enum Rendered {
+    Text { text: Vec<u8>, valid: bool },
+    Held(FileReport),
+}
+
+/// Renders one file's report in `format`, on whatever thread checked it.
+pub fn render(format: FindingsFormat, report: FileReport) -> anyhow::Result<Rendered> {
+    let mut text = Vec::with_capacity(256);
+    match format {
+        FindingsFormat::Human => print_human(&mut text, &report)?,
+        FindingsFormat::Json => {
+            serde_json::to_writer(&mut text, &report)?;
+            text.push(b'\n');
+        }
+        FindingsFormat::Sarif => return Ok(Rendered::Held(report)),
+    }
+    Ok(Rendered::Text {
+        text,
+        valid: report.valid,
+    })
 }
 
 fn print_human(out: &mut impl Write, report: &FileReport) -> io::Result<()> {

@@ -13,11 +13,11 @@ use crate::exit;
 use crate::format::FindingsFormat;
 use anyhow::{Context, Result};
 use asr_suite::check::many::in_order;
-use asr_suite::check::{CheckOptions, DEFAULT_MAX_LINE_BYTES, StreamReport, related};
+use asr_suite::check::{CheckOptions, DEFAULT_MAX_LINE_BYTES, Related, StreamReport, related};
 use asr_suite::report::FileReport;
 use asr_suite::shard::{Header, Options, Shard, ShardLine, shard_of};
 use asr_suite::walk::{self, Wanted};
-use emit::Emitter;
+use emit::{Emitter, render};
 use spool::{Spool, Spooled};
 use std::fs::{File, Metadata};
 use std::io::{self, Write};
@@ -90,8 +90,9 @@ pub fn run(args: &Args) -> Result<u8> {
     let shard = args.shard;
     let checker = Checker {
         options: options.clone(),
-        // One bar at a time on a terminal: only when files are checked one at a time.
-        bars: jobs == 1,
+        // One bar at a time on a terminal: only when files are checked one at a time, or
+        // one file is given.
+        bars: jobs == 1 || (given.len() == 1 && !given[0].is_dir()),
     };
     let header = shard.map(|shard| Header {
         kit_version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -121,14 +122,20 @@ pub fn run(args: &Args) -> Result<u8> {
             .filter(|(_, path)| shard.is_none_or(|s| shard_of(path, s.n) == s.i));
         let printed = match &header {
             Some(header) => write_shard(&checker, jobs, items, header, &mut entries),
-            None if args.independent => checker.each(jobs, items, |_, name, result| match result {
-                Ok(report) => emitter.emit(FileReport::new(name, report)),
-                Err(error) => {
-                    eprintln!("asr-ctk: {error:#}");
-                    failed = true;
-                    Ok(())
-                }
-            }),
+            None if args.independent => {
+                let format = args.format;
+                let rendered = |_, file, result: Result<StreamReport>| {
+                    result.map(|report| render(format, FileReport::new(file, report)))
+                };
+                checker.each(jobs, items, rendered, |rendered| match rendered {
+                    Ok(rendered) => emitter.put(rendered?),
+                    Err(error) => {
+                        eprintln!("asr-ctk: {error:#}");
+                        failed = true;
+                        Ok(())
+                    }
+                })
+            }
             None => related_then_emit(&checker, jobs, items, &options, &mut emitter, &mut failed),
         };
         // A walk that panicked found nothing for sure: the run fails.
@@ -155,7 +162,7 @@ pub fn run(args: &Args) -> Result<u8> {
         let ended = printed.and_then(|()| {
             end_shard(&ShardLine::End {
                 entries,
-                walked: walk.files.len(),
+                walked: walk.taken,
                 failures,
             })
         });
@@ -182,58 +189,74 @@ struct Checker {
 
 impl Checker {
     /// Checks every file of `items` (each with its place in the whole walk) on `jobs`
-    /// threads and gives each result, with the place and the file's name as a report names
-    /// it, to `each` in the files' order; stops at the first error `each` gives, and gives
-    /// it.
-    fn each(
+    /// threads, turns each result into what `then` makes of it (with the place and the
+    /// file's name as a report names it) on the thread that checked it, and gives that to
+    /// `each` in the files' order; stops at the first error `each` gives, and gives it.
+    fn each<R: Send>(
         &self,
         jobs: usize,
         items: impl Iterator<Item = (usize, PathBuf)> + Send,
-        mut each: impl FnMut(usize, String, Result<StreamReport>) -> Result<()> + Send,
+        then: impl Fn(usize, String, Result<StreamReport>) -> R + Sync,
+        each: impl FnMut(R) -> Result<()> + Send,
     ) -> Result<()> {
         let (options, bars) = (&self.options, self.bars);
         let work = |_, (index, path): (usize, PathBuf)| {
             let result = check_path(&path, options, bars);
-            (index, path.to_string_lossy().into_owned(), result)
+            then(index, path.to_string_lossy().into_owned(), result)
         };
-        let mut stopped = Ok(());
-        let _ = in_order(items, jobs, work, |_, (index, name, result)| {
-            match each(index, name, result) {
-                Ok(()) => ControlFlow::Continue(()),
-                Err(error) => {
-                    stopped = Err(error);
-                    ControlFlow::Break(())
-                }
-            }
-        });
-        stopped
+        ordered(items, jobs, work, each)
     }
+}
+
+/// [`in_order`], stopping at the first error of `each` and giving it.
+fn ordered<I: Send, T: Send>(
+    items: impl Iterator<Item = I> + Send,
+    jobs: usize,
+    work: impl Fn(usize, I) -> T + Sync,
+    mut each: impl FnMut(T) -> Result<()> + Send,
+) -> Result<()> {
+    let mut stopped = Ok(());
+    let _ = in_order(items, jobs, work, |_, made| match each(made) {
+        Ok(()) => ControlFlow::Continue(()),
+        Err(error) => {
+            stopped = Err(error);
+            ControlFlow::Break(())
+        }
+    });
+    stopped
 }
 
 /// Checks every file, keeping its findings in a spool and its summary in memory; runs the
 /// checks across streams over the summaries; then writes each file's findings, changed by
-/// them.
+/// them (read back, changed and rendered on `jobs` threads, written in order).
 fn related_then_emit(
     checker: &Checker,
     jobs: usize,
     items: impl Iterator<Item = (usize, PathBuf)> + Send,
     options: &CheckOptions,
-    emitter: &mut Emitter<impl Write>,
+    emitter: &mut Emitter<impl Write + Send>,
     failed: &mut bool,
 ) -> Result<()> {
     let mut spool = Spool::new();
     let mut summaries = Vec::new();
-    let mut names = Vec::new();
-    checker.each(jobs, items, |_, name, result| {
-        match result {
-            Ok(mut report) => {
-                summaries.push(std::mem::take(&mut report.summary));
-                names.push(name);
+    let keep = |_, file: String, result: Result<StreamReport>| {
+        result.and_then(|mut report| {
+            let summary = std::mem::take(&mut report.summary);
+            let line = Spooled {
+                file,
+                records: report.records,
+                diagnostics: report.diagnostics,
+            }
+            .line()?;
+            Ok((summary, line))
+        })
+    };
+    checker.each(jobs, items, keep, |kept| {
+        match kept {
+            Ok((summary, line)) => {
+                summaries.push(summary);
                 spool
-                    .push(&Spooled {
-                        records: report.records,
-                        diagnostics: report.diagnostics,
-                    })
+                    .push(&line)
                     .context("failed to keep the findings until the checks across streams")?;
             }
             Err(error) => {
@@ -243,22 +266,32 @@ fn related_then_emit(
         }
         Ok(())
     })?;
-    let changes = related(&summaries.iter().collect::<Vec<_>>(), options);
+    let mut changes: std::collections::BTreeMap<usize, Related> =
+        related(&summaries.iter().collect::<Vec<_>>(), options)
+            .into_iter()
+            .enumerate()
+            .filter(|(_, change)| !change.is_empty())
+            .collect();
     drop(summaries);
-    let mut spooled = spool
+    let spooled = spool
         .read()
-        .context("failed to read back the findings kept")?;
-    for (name, change) in names.into_iter().zip(changes) {
-        let entry = spooled
-            .next()
+        .context("failed to read back the findings kept")?
+        .enumerate()
+        .map(move |(k, line)| (line, changes.remove(&k)));
+    let format = emitter.format();
+    let work = |_, (line, change): (io::Result<Vec<u8>>, Option<Related>)| {
+        let entry = line
+            .and_then(|line| Spooled::parse(&line))
             .context("failed to read back the findings kept")?;
         let mut report = StreamReport::default();
         report.records = entry.records;
         report.diagnostics = entry.diagnostics;
-        change.apply_to_findings(&mut report.diagnostics);
-        emitter.emit(FileReport::new(name, report))?;
-    }
-    Ok(())
+        if let Some(change) = change {
+            change.apply_to_findings(&mut report.diagnostics);
+        }
+        render(format, FileReport::new(entry.file, report))
+    };
+    ordered(spooled, jobs, work, |rendered| emitter.put(rendered?))
 }
 
 /// Writes the shard file of the files selected but its end line: the header and an entry
@@ -271,29 +304,32 @@ fn write_shard(
     entries: &mut usize,
 ) -> Result<()> {
     let mut out = io::BufWriter::new(io::stdout());
-    let mut line = |line: &ShardLine| -> Result<()> {
-        serde_json::to_writer(&mut out, line)?;
-        writeln!(out)?;
-        Ok(())
-    };
-    line(&ShardLine::Header(header.clone()))?;
-    checker.each(jobs, items, |index, name, result| {
-        *entries += 1;
-        match result {
+    serde_json::to_writer(&mut out, &ShardLine::Header(header.clone()))?;
+    writeln!(out)?;
+    let entry = |index, file: String, result: Result<StreamReport>| {
+        let line = match result {
             Ok(mut report) => {
                 let summary = std::mem::take(&mut report.summary);
-                line(&ShardLine::Stream {
+                ShardLine::Stream {
                     index,
-                    report: FileReport::new(name, report),
+                    report: FileReport::new(file, report),
                     summary,
-                })
+                }
             }
-            Err(error) => line(&ShardLine::Failed {
+            Err(error) => ShardLine::Failed {
                 index,
-                file: name,
+                file,
                 error: format!("{error:#}"),
-            }),
-        }
+            },
+        };
+        let mut text = serde_json::to_vec(&line)?;
+        text.push(b'\n');
+        Ok(text)
+    };
+    checker.each(jobs, items, entry, |text: Result<Vec<u8>>| {
+        *entries += 1;
+        out.write_all(&text?)?;
+        Ok(())
     })?;
     out.flush()?;
     Ok(())

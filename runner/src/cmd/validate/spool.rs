@@ -7,11 +7,12 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Cursor, Seek, Write};
 
 /// Bytes kept in memory before the spool moves to a file.
-pub const IN_MEMORY: usize = 32 << 20;
+pub const IN_MEMORY: usize = 8 << 20;
 
 /// One stream's part of the spool.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct Spooled {
+    pub file: String,
     pub records: usize,
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -27,7 +28,8 @@ impl Spool {
         Spool::Memory(Vec::new())
     }
 
-    pub fn push(&mut self, entry: &Spooled) -> io::Result<()> {
+    /// Keeps one entry's line ([`Spooled::line`]).
+    pub fn push(&mut self, line: &[u8]) -> io::Result<()> {
         if let Spool::Memory(bytes) = self {
             if bytes.len() > IN_MEMORY {
                 let mut file = BufWriter::new(tempfile::tempfile()?);
@@ -35,18 +37,16 @@ impl Spool {
                 *self = Spool::File(file);
             }
         }
-        let mut line = serde_json::to_vec(entry).map_err(io::Error::other)?;
-        line.push(b'\n');
         match self {
-            Spool::Memory(bytes) => bytes.extend_from_slice(&line),
-            Spool::File(file) => file.write_all(&line)?,
+            Spool::Memory(bytes) => bytes.extend_from_slice(line),
+            Spool::File(file) => file.write_all(line)?,
         }
         Ok(())
     }
 
     /// The entries, in the order written.
     pub fn read(self) -> io::Result<Reader> {
-        let inner: Box<dyn BufRead> = match self {
+        let inner: Box<dyn BufRead + Send> = match self {
             Spool::Memory(bytes) => Box::new(Cursor::new(bytes)),
             Spool::File(file) => {
                 let mut file = file.into_inner().map_err(io::IntoInnerError::into_error)?;
@@ -59,13 +59,32 @@ impl Spool {
 }
 
 pub struct Reader {
-    inner: Box<dyn BufRead>,
+    inner: Box<dyn BufRead + Send>,
 }
 
-impl Reader {
-    pub fn next(&mut self) -> io::Result<Spooled> {
+impl Iterator for Reader {
+    /// An entry's line, to be parsed with [`Spooled::parse`] on any thread.
+    type Item = io::Result<Vec<u8>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
         let mut line = Vec::new();
-        self.inner.read_until(b'\n', &mut line)?;
-        serde_json::from_slice(&line).map_err(io::Error::other)
+        match self.inner.read_until(b'\n', &mut line) {
+            Ok(0) => None,
+            Ok(_) => Some(Ok(line)),
+            Err(error) => Some(Err(error)),
+        }
+    }
+}
+
+impl Spooled {
+    /// The entry as a line of the spool, made on any thread.
+    pub fn line(&self) -> io::Result<Vec<u8>> {
+        let mut line = serde_json::to_vec(self).map_err(io::Error::other)?;
+        line.push(b'\n');
+        Ok(line)
+    }
+
+    pub fn parse(line: &[u8]) -> io::Result<Spooled> {
+        serde_json::from_slice(line).map_err(io::Error::other)
     }
 }
