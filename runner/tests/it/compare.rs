@@ -303,23 +303,7 @@ fn the_history_of_one_implementation_gives_its_regressions_and_fixes_in_the_orde
     let broken = run(&dir.join("broken"), Some(&broken()));
     let old_path = broken.join("report.json");
     let old: RunReport = serde_json::from_value(read(&old_path)).expect("a report");
-    let fixed = "messages/ASR-212/n_image_data_and_blob";
-    let regressed = "messages/ASR-234/y_delivery_sent";
-    let mut new = old.clone();
-    for case in &mut new.cases {
-        if case.name == fixed {
-            assert_eq!(case.outcome, Outcome::Fail);
-            case.outcome = Outcome::Pass;
-            case.detail = None;
-            case.attributions.clear();
-        } else if case.name == regressed {
-            assert_eq!(case.outcome, Outcome::Pass);
-            case.outcome = Outcome::Fail;
-            case.detail = Some("the answer is wrong".into());
-        }
-    }
-    new.summarize(Catalog::embedded());
-    new.started_at = "2999-01-01T00:00:00Z".into();
+    let (new, fixed, regressed) = fixed_and_regressed(&old);
     let new_path = dir.join("new.json");
     std::fs::write(&new_path, serde_json::to_vec(&new).expect("JSON")).expect("written");
     let changes = |comparison: &Value, what: &str| -> Vec<(String, String, String)> {
@@ -400,6 +384,30 @@ fn the_history_of_one_implementation_gives_its_regressions_and_fixes_in_the_orde
         )),
         "{human}"
     );
+}
+
+/// The next report of the broken example's run of [`CASES`] (`old`), started later: one case
+/// that failed fixed, one that passed regressed. Gives it, the case fixed and the case
+/// regressed.
+pub fn fixed_and_regressed(old: &RunReport) -> (RunReport, &'static str, &'static str) {
+    let fixed = "messages/ASR-212/n_image_data_and_blob";
+    let regressed = "messages/ASR-234/y_delivery_sent";
+    let mut new = old.clone();
+    for case in &mut new.cases {
+        if case.name == fixed {
+            assert_eq!(case.outcome, Outcome::Fail);
+            case.outcome = Outcome::Pass;
+            case.detail = None;
+            case.attributions.clear();
+        } else if case.name == regressed {
+            assert_eq!(case.outcome, Outcome::Pass);
+            case.outcome = Outcome::Fail;
+            case.detail = Some("the answer is wrong".into());
+        }
+    }
+    new.summarize(Catalog::embedded());
+    new.started_at = "2999-01-01T00:00:00Z".into();
+    (new, fixed, regressed)
 }
 
 /// The values of `attribute` in `html`, in order.

@@ -3,11 +3,9 @@
 //! its history's regressions and fixes; and the refusals: no report, a report that is none,
 //! a folder of someone else's files, a link planted in the site.
 
-use crate::compare::{attribute_values, broken, run, verdict_in};
+use crate::compare::{attribute_values, broken, fixed_and_regressed, run, verdict_in};
 use crate::helpers::{asr_ctk, scratch};
-use asr_suite::catalog::Catalog;
 use asr_suite::conformance::RunReport;
-use asr_suite::judge::Outcome;
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 use std::process::Output;
@@ -73,23 +71,7 @@ fn example_reports(dir: &Path) -> (RunReport, &'static str, &'static str) {
         &std::fs::read_to_string(broken_dir.join("report.json")).expect("a report"),
     )
     .expect("a report");
-    let fixed = "messages/ASR-212/n_image_data_and_blob";
-    let regressed = "messages/ASR-234/y_delivery_sent";
-    let mut new = old.clone();
-    for case in &mut new.cases {
-        if case.name == fixed {
-            assert_eq!(case.outcome, Outcome::Fail);
-            case.outcome = Outcome::Pass;
-            case.detail = None;
-            case.attributions.clear();
-        } else if case.name == regressed {
-            assert_eq!(case.outcome, Outcome::Pass);
-            case.outcome = Outcome::Fail;
-            case.detail = Some("the answer is wrong".into());
-        }
-    }
-    new.summarize(Catalog::embedded());
-    new.started_at = "2999-01-01T00:00:00Z".into();
+    let (new, fixed, regressed) = fixed_and_regressed(&old);
     // Walked before the older one (`0` sorts before `1`): the site orders by start.
     let new_dir = reports.join("broken/0");
     std::fs::create_dir_all(&new_dir).expect("a folder");

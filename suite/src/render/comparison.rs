@@ -342,17 +342,7 @@ impl<'a> Page<'a> {
                 }
                 let _ = write!(out, "<ul class=\"{class}s\">");
                 for change in changes {
-                    let _ = write!(
-                        out,
-                        "<li class=\"{class}\">{class}: <a href=\"#{}\"><code>{}</code></a> ({}): <span class=\"o-{}\">{}</span> to <span class=\"o-{}\">{}</span></li>",
-                        case_anchor(&change.case, change.role),
-                        esc(&change.case),
-                        change.role.as_str(),
-                        change.before.as_str(),
-                        change.before.as_str(),
-                        change.after.as_str(),
-                        change.after.as_str()
-                    );
+                    change_item(out, class, change, "");
                 }
                 out.push_str("</ul>\n");
             }
@@ -499,6 +489,27 @@ pub(super) fn matrix_cell(out: &mut String, cell: &Cell, href: &str) {
         esc(href),
         cell.passed + cell.non_strict,
         cell.cases,
+    );
+}
+
+/// One regression or fix (`class`) as an item of a list, its case linking to the case's row
+/// on the comparison page `page` (empty: this page).
+pub(super) fn change_item(
+    out: &mut String,
+    class: &str,
+    change: &crate::compare::Change,
+    page: &str,
+) {
+    let _ = write!(
+        out,
+        "<li class=\"{class}\">{class}: <a href=\"{page}#{}\"><code>{}</code></a> ({}): <span class=\"o-{}\">{}</span> to <span class=\"o-{}\">{}</span></li>",
+        case_anchor(&change.case, change.role),
+        esc(&change.case),
+        change.role.as_str(),
+        change.before.as_str(),
+        change.before.as_str(),
+        change.after.as_str(),
+        change.after.as_str()
     );
 }
 

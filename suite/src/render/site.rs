@@ -27,7 +27,7 @@
 //! Every text taken from a report is escaped, and every file name is made from the names in
 //! the reports by [`compare::file_names`]: plain, distinct, never hidden, never empty.
 
-use super::comparison::{STYLE, case_anchor, matrix_cell, outcome_cells, rule_anchor};
+use super::comparison::{STYLE, case_anchor, change_item, matrix_cell, outcome_cells, rule_anchor};
 use super::html::esc;
 use super::{badge, badge_svg, comparison_html, html, is_web_link};
 use crate::catalog::Catalog;
@@ -534,18 +534,9 @@ impl Pages<'_> {
                     continue;
                 }
                 let _ = write!(out, "<ul class=\"{class}s\">");
+                let page = format!("../history/{name}.html");
                 for change in changes.iter().take(CHANGES_LISTED) {
-                    let _ = write!(
-                        out,
-                        "<li class=\"{class}\">{class}: <a href=\"../history/{name}.html#{}\"><code>{}</code></a> ({}): <span class=\"o-{}\">{}</span> to <span class=\"o-{}\">{}</span></li>",
-                        case_anchor(&change.case, change.role),
-                        esc(&change.case),
-                        change.role.as_str(),
-                        change.before.as_str(),
-                        change.before.as_str(),
-                        change.after.as_str(),
-                        change.after.as_str()
-                    );
+                    change_item(out, class, change, &page);
                 }
                 if changes.len() > CHANGES_LISTED {
                     let _ = write!(
