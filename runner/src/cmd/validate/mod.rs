@@ -351,9 +351,10 @@ fn check_path(path: &Path, options: &CheckOptions, bars: bool) -> Result<StreamR
     }
     let name = path.display().to_string();
     let file = File::open(path).with_context(|| format!("failed to open {name}"))?;
-    let len = file
-        .metadata()
-        .ok()
+    // The size is for the bar alone: a file's stat more is no small part of a small file.
+    let len = bars
+        .then(|| file.metadata().ok())
+        .flatten()
         .filter(Metadata::is_file)
         .map(|m| m.len());
     progress::check(file, &name, len, options, bars)
