@@ -10,6 +10,11 @@
 //! the peak memory of validating streams with the same records and 4 times the text, and
 //! with 4 times the records. Options after `--`: `--mb N` (stream size, default
 //! 200), `--runs N` (default 5).
+//!
+//! A third shape the generator did not make: the source fixtures' expected streams (what the
+//! converters make of real native sessions: `cases/sources/*/*/expected/`), each checked as
+//! a stream of its own with `check_bytes` on one thread, over and over to about a tenth of
+//! `--mb`, beside parsing the same lines into `serde_json::Value`.
 
 #![expect(
     clippy::cast_precision_loss,
@@ -49,6 +54,7 @@ fn main() {
     ] {
         throughput(&dir, shape_name, shape, runs);
     }
+    converted(mb, runs);
 
     let turns = 2_000;
     let base = dir.join("base.jsonl");
@@ -141,6 +147,90 @@ fn throughput(dir: &Path, name: &str, shape: Shape, runs: u64) {
          {kit_parse:.3} s, schemas {:.3} s, the rest (rule checks, findings) {:.3} s",
         kit_schema - kit_parse,
         validate_one - kit_schema
+    );
+}
+
+/// The third shape: the converted sessions of the source fixtures, on one thread.
+fn converted(mb: u64, runs: u64) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/sources");
+    let mut streams: Vec<Vec<u8>> = Vec::new();
+    let mut formats: Vec<PathBuf> = std::fs::read_dir(&root)
+        .expect("the source fixtures")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    formats.sort();
+    for format in formats {
+        let mut fixtures: Vec<PathBuf> = std::fs::read_dir(&format)
+            .expect("a format's fixtures")
+            .flatten()
+            .map(|e| e.path().join("expected"))
+            .collect();
+        fixtures.sort();
+        for expected in fixtures.iter().filter(|p| p.is_dir()) {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(expected)
+                .expect("expected/")
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+                .collect();
+            files.sort();
+            streams.extend(files.iter().map(|f| std::fs::read(f).expect("a stream")));
+        }
+    }
+    let bytes: usize = streams.iter().map(Vec::len).sum();
+    let lines: usize = streams
+        .iter()
+        .map(|s| asr_suite::lines::split(s).bytes().count())
+        .sum();
+    let repeat = (usize::try_from(mb << 20).unwrap_or(usize::MAX) / 10 / bytes.max(1)).max(1);
+    let size = (bytes * repeat) as f64 / 1e6;
+    println!(
+        "\n== converted sessions (the source fixtures' expected streams): {} streams, {lines} lines, {} bytes a line on average, checked {repeat} times over: {size:.1} MB",
+        streams.len(),
+        bytes / lines.max(1)
+    );
+    let options = CheckOptions::default();
+    let mut parse = Vec::new();
+    let mut validate = Vec::new();
+    for _ in 0..runs {
+        parse.push(time(|| {
+            let mut count = 0;
+            for _ in 0..repeat {
+                for stream in &streams {
+                    for line in asr_suite::lines::split(stream).bytes() {
+                        if let Ok(value) = serde_json::from_slice::<serde_json::Value>(line) {
+                            count += usize::from(value.is_object());
+                        }
+                    }
+                }
+            }
+            count
+        }));
+        validate.push(time(|| {
+            let mut count = 0;
+            for _ in 0..repeat {
+                for stream in &streams {
+                    count += asr_suite::check::check_bytes(stream, &options).records;
+                }
+            }
+            count
+        }));
+    }
+    let mut ratio: Vec<f64> = parse.iter().zip(&validate).map(|(p, v)| p / v).collect();
+    let ratio = median(&mut ratio);
+    let parse = median(&mut parse);
+    let validate = median(&mut validate);
+    println!(
+        "parse only (serde_json::Value): median {parse:.3} s, {:.1} MB/s",
+        size / parse
+    );
+    println!(
+        "validate on one thread:         median {validate:.3} s, {:.1} MB/s, {:.0}% of parse-only (time per byte {:.2}x the parse's)",
+        size / validate,
+        100.0 * ratio,
+        1.0 / ratio
     );
 }
 
