@@ -9,7 +9,9 @@
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
+use std::time::Duration;
 
 /// How many streams each thread may start beyond the first not yet handed over.
 pub const AHEAD: usize = 16;
@@ -36,16 +38,19 @@ where
         return ControlFlow::Continue(());
     }
     let shared = Shared {
-        state: Mutex::new(State {
-            items,
+        items: Mutex::new(Items {
+            source: items,
             taken: 0,
             exhausted: false,
+        }),
+        room: Condvar::new(),
+        first: AtomicUsize::new(0),
+        stopped: AtomicBool::new(false),
+        state: Mutex::new(State {
             first: 0,
-            stopped: false,
             draining: false,
             ready: BTreeMap::new(),
         }),
-        moved: Condvar::new(),
         each: Mutex::new(each),
         window: jobs * AHEAD,
     };
@@ -54,74 +59,78 @@ where
             scope.spawn(|| shared.worker(&work));
         }
     });
-    let stopped = shared
-        .state
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .stopped;
-    if stopped {
+    if shared.stopped.load(Ordering::SeqCst) {
         ControlFlow::Break(())
     } else {
         ControlFlow::Continue(())
     }
 }
 
-struct State<S, T> {
-    /// What is left to do.
-    items: S,
+/// What is left to do. A thread waiting for the next item (a walk still finding it) holds
+/// this lock alone: the results of the others are handed over meanwhile.
+struct Items<S> {
+    source: S,
     /// How many items were taken.
     taken: usize,
     /// No item is left.
     exhausted: bool,
-    /// The first stream not yet handed over.
+}
+
+/// The results done and not yet handed over.
+struct State<T> {
+    /// The first item not yet handed over.
     first: usize,
-    /// `each` broke.
-    stopped: bool,
     /// A thread is handing results over.
     draining: bool,
-    /// Results done and not yet handed over.
     ready: BTreeMap<usize, T>,
 }
 
 struct Shared<S, T, E> {
-    state: Mutex<State<S, T>>,
-    /// The first stream not handed over moved, or the work stopped.
-    moved: Condvar,
+    items: Mutex<Items<S>>,
+    /// The first item not handed over moved, or the work stopped.
+    room: Condvar,
+    /// The first item not yet handed over, as last published.
+    first: AtomicUsize,
+    /// `each` broke.
+    stopped: AtomicBool,
+    state: Mutex<State<T>>,
     each: Mutex<E>,
     window: usize,
 }
 
+/// How long a thread ahead by the whole window sleeps before it looks again, at most (it is
+/// woken when the first item is handed over).
+const RECHECK: Duration = Duration::from_millis(10);
+
 impl<I, S: Iterator<Item = I>, T, E: FnMut(usize, T) -> ControlFlow<()>> Shared<S, T, E> {
-    fn lock(&self) -> std::sync::MutexGuard<'_, State<S, T>> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    /// The next item and its index, or none when there is none or the work stopped.
+    fn take(&self) -> Option<(usize, I)> {
+        let mut items = self.items.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if self.stopped.load(Ordering::SeqCst) || items.exhausted {
+                return None;
+            }
+            if items.taken < self.first.load(Ordering::SeqCst) + self.window {
+                let Some(item) = items.source.next() else {
+                    items.exhausted = true;
+                    return None;
+                };
+                items.taken += 1;
+                return Some((items.taken - 1, item));
+            }
+            items = self
+                .room
+                .wait_timeout(items, RECHECK)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
     }
 
     fn worker(&self, work: &(impl Fn(usize, I) -> T + Sync)) {
-        loop {
-            let (i, item) = {
-                let mut state = self.lock();
-                loop {
-                    if state.stopped || state.exhausted {
-                        return;
-                    }
-                    if state.taken < state.first + self.window {
-                        if let Some(item) = state.items.next() {
-                            state.taken += 1;
-                            break (state.taken - 1, item);
-                        }
-                        state.exhausted = true;
-                        self.moved.notify_all();
-                        return;
-                    }
-                    state = self
-                        .moved
-                        .wait(state)
-                        .unwrap_or_else(PoisonError::into_inner);
-                }
-            };
+        while let Some((i, item)) = self.take() {
             let result = work(i, item);
-            let mut state = self.lock();
-            if state.stopped {
+            let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+            if self.stopped.load(Ordering::SeqCst) {
                 return;
             }
             state.ready.insert(i, result);
@@ -153,10 +162,13 @@ impl<I, S: Iterator<Item = I>, T, E: FnMut(usize, T) -> ControlFlow<()>> Shared<
                         }
                     }
                 }
-                state = self.lock();
+                state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
                 state.first = at;
-                state.stopped |= broke;
-                self.moved.notify_all();
+                self.first.store(at, Ordering::SeqCst);
+                if broke {
+                    self.stopped.store(true, Ordering::SeqCst);
+                }
+                self.room.notify_all();
                 if broke {
                     state.draining = false;
                     break;
@@ -170,8 +182,6 @@ impl<I, S: Iterator<Item = I>, T, E: FnMut(usize, T) -> ControlFlow<()>> Shared<
 mod tests {
     use super::*;
     use std::sync::Arc;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::time::Duration;
 
     #[test]
     fn results_come_in_the_order_given_whatever_finishes_first() {
@@ -285,5 +295,49 @@ mod tests {
         assert_eq!(flow, ControlFlow::Break(()));
         assert_eq!(handed, [0, 1]);
         assert!(started.load(Ordering::SeqCst) <= 2 * AHEAD + 2);
+    }
+
+    #[test]
+    fn results_are_handed_over_while_a_thread_waits_for_the_next_item() {
+        let (send, receive) = std::sync::mpsc::channel::<usize>();
+        let handed = Arc::new(AtomicUsize::new(0));
+        let seen_by_producer = Arc::clone(&handed);
+        let producer = std::thread::spawn(move || {
+            send.send(0).expect("send");
+            send.send(1).expect("send");
+            // The next item comes only once the first two are handed over, as a walk of a
+            // slow directory would: a thread waiting for it must not hold them back.
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            while seen_by_producer.load(Ordering::SeqCst) < 2 {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "the first results waited for the next item"
+                );
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            send.send(2).expect("send");
+        });
+        let mut seen = Vec::new();
+        let flow = in_order(
+            receive.into_iter(),
+            2,
+            |_, item| {
+                // The second is done after the first thread has gone to wait for the third.
+                if item == 1 {
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                item
+            },
+            |_, item| {
+                seen.push(item);
+                handed.fetch_add(1, Ordering::SeqCst);
+                ControlFlow::Continue(())
+            },
+        );
+        producer
+            .join()
+            .expect("the producer saw the results in time");
+        assert_eq!(flow, ControlFlow::Continue(()));
+        assert_eq!(seen, [0, 1, 2]);
     }
 }
