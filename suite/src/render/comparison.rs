@@ -592,7 +592,7 @@ mod tests {
     use super::*;
     use crate::compare::{Order, compare};
     use crate::conformance::Outcome;
-    use crate::render::fixture::{SCRIPT, report};
+    use crate::render::fixture::{SCRIPT, attribute_values as values, report};
     use std::collections::BTreeSet;
 
     /// Two implementations of the fixture's run, the second failing the case the first
@@ -612,17 +612,6 @@ mod tests {
         );
         let html = comparison_html(&comparison);
         (comparison, html)
-    }
-
-    /// The values of `attribute` in the page.
-    fn values<'a>(html: &'a str, attribute: &str) -> Vec<&'a str> {
-        let start = format!("{attribute}=\"");
-        html.match_indices(&start)
-            .filter_map(|(at, _)| {
-                let rest = &html[at + start.len()..];
-                rest.find('"').map(|end| &rest[..end])
-            })
-            .collect()
     }
 
     #[test]

@@ -165,3 +165,14 @@ pub fn expected(regressed: bool) -> RunReport {
     });
     report
 }
+
+/// The values of `attribute` in `html`, in order (each written ` attribute="..."`).
+pub fn attribute_values<'a>(html: &'a str, attribute: &str) -> Vec<&'a str> {
+    let start = format!(" {attribute}=\"");
+    html.match_indices(&start)
+        .filter_map(|(at, _)| {
+            let rest = &html[at + start.len()..];
+            rest.find('"').map(|end| &rest[..end])
+        })
+        .collect()
+}

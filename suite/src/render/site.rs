@@ -643,7 +643,7 @@ mod tests {
     use crate::catalog::Catalog;
     use crate::conformance::Outcome;
     use crate::protocol::ProtocolRole;
-    use crate::render::fixture::{SCRIPT, report};
+    use crate::render::fixture::{SCRIPT, attribute_values as values, report};
 
     /// The case that passed in the fixture's older report and fails in the newer.
     const REGRESSED: &str = "messages/ASR-212/y_image_blob_only";
@@ -698,17 +698,6 @@ mod tests {
 
     fn text(site: &Site, path: &str) -> String {
         String::from_utf8(site.files[path].clone()).expect("UTF-8")
-    }
-
-    /// The values of `attribute` in `html`.
-    fn values<'a>(html: &'a str, attribute: &str) -> Vec<&'a str> {
-        let start = format!(" {attribute}=\"");
-        html.match_indices(&start)
-            .filter_map(|(at, _)| {
-                let rest = &html[at + start.len()..];
-                rest.find('"').map(|end| &rest[..end])
-            })
-            .collect()
     }
 
     /// `link` from the page `from`, as a path below the site's root and a fragment.
