@@ -9,7 +9,8 @@
 //! the rest of the machine), the median time of reading it with the reference reader, and
 //! the peak memory of validating streams with the same records and 4 times the text, and
 //! with 4 times the records. Options after `--`: `--mb N` (stream size, default
-//! 200), `--runs N` (default 5).
+//! 200), `--runs N` (default 5), `--only mix|small|converted|memory` (one part alone, as
+//! for a profiler).
 //!
 //! A third shape the generator did not make: the source fixtures' expected streams (what the
 //! converters make of real native sessions: `cases/sources/*/*/expected/`), each checked as
@@ -45,16 +46,32 @@ fn main() {
     };
     let mb = number("--mb", 200);
     let runs = number("--runs", 5);
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|at| args.get(at + 1));
+    let wanted = |part: &str| only.is_none_or(|only| only == part);
     let guard = tempfile::tempdir().expect("a scratch directory");
     let dir = guard.path().to_owned();
 
-    for (shape_name, shape) in [
-        ("the usual mix", Shape::bytes(1, mb << 20)),
-        ("many small records", Shape::small_records(1, mb << 20)),
+    for (part, shape_name, shape) in [
+        ("mix", "the usual mix", Shape::bytes(1, mb << 20)),
+        (
+            "small",
+            "many small records",
+            Shape::small_records(1, mb << 20),
+        ),
     ] {
-        throughput(&dir, shape_name, shape, runs);
+        if wanted(part) {
+            throughput(&dir, shape_name, shape, runs);
+        }
     }
-    converted(mb, runs);
+    if wanted("converted") {
+        converted(mb, runs);
+    }
+    if !wanted("memory") {
+        return;
+    }
 
     let turns = 2_000;
     let base = dir.join("base.jsonl");

@@ -2,6 +2,12 @@
 
 use std::io::{self, BufRead};
 
+/// The buffer a stream is read through. Small enough that a stream of a few lines costs no
+/// large allocation (a large one is mapped and unmapped by most allocators, and the memory
+/// given back to the system is faulted in again for the next stream); large enough that a
+/// big stream costs one read in many lines.
+pub const READ_BUFFER: usize = 64 << 10;
+
 /// One line of a stream, without its `\n`.
 #[derive(Debug)]
 pub enum Line<'a> {

@@ -144,7 +144,10 @@ pub struct ReadOutcome {
 
 /// Reads a stream from a reader; lines longer than `max_line` bytes are not read.
 pub fn read_stream<R: Read>(input: R, max_line: usize) -> io::Result<ReadOutcome> {
-    let mut lines = LineReader::new(BufReader::with_capacity(256 << 10, input), max_line);
+    let mut lines = LineReader::new(
+        BufReader::with_capacity(crate::lines::READ_BUFFER, input),
+        max_line,
+    );
     let mut state = State::new(true, max_line);
     while let Some(line) = lines.next_line()? {
         state.take(&line);
@@ -230,7 +233,10 @@ pub struct Scan {
 /// Scans a stream in a seekable file (from its start); lines longer than `max_line` bytes
 /// are not read, and refuse the stream.
 pub fn scan<R: Read>(input: R, max_line: usize) -> io::Result<Scan> {
-    let mut lines = LineReader::new(BufReader::with_capacity(256 << 10, input), max_line);
+    let mut lines = LineReader::new(
+        BufReader::with_capacity(crate::lines::READ_BUFFER, input),
+        max_line,
+    );
     let mut state = State::new(false, max_line);
     while let Some(line) = lines.next_line()? {
         state.take(&line);
@@ -252,7 +258,10 @@ pub fn scan_copying<R: Read, C: Write + Seek>(
     copy: &mut C,
 ) -> Result<Scan, CopyError> {
     let mut input = input.take(max_bytes.saturating_add(1));
-    let mut lines = LineReader::new(BufReader::with_capacity(256 << 10, &mut input), max_line);
+    let mut lines = LineReader::new(
+        BufReader::with_capacity(crate::lines::READ_BUFFER, &mut input),
+        max_line,
+    );
     let mut state = State::new(false, max_line);
     let mut at: u64 = 0;
     let mut last = 0;

@@ -161,7 +161,7 @@ pub fn check_reader<R: Read>(
     options: &CheckOptions,
 ) -> Result<StreamReport, CheckError> {
     let lines = LineReader::new(
-        BufReader::with_capacity(256 << 10, reader),
+        BufReader::with_capacity(crate::lines::READ_BUFFER, reader),
         options.max_line_bytes,
     );
     let mut checker = Checker::new(options.clone());

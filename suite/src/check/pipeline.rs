@@ -240,7 +240,7 @@ fn read_batch<R: BufRead>(
 ) -> io::Result<Option<Batch>> {
     let mut text = lock(spare)
         .pop()
-        .unwrap_or_else(|| Vec::with_capacity(BATCH_BYTES + BATCH_BYTES / 4));
+        .unwrap_or_else(|| Vec::with_capacity(crate::lines::READ_BUFFER));
     text.clear();
     let mut batch = Batch {
         text,
