@@ -109,6 +109,13 @@ pub struct StreamInput {
 /// `data`, so a stream of gigabytes is never copied into a request.
 pub const STREAMS_BY_PATH: &str = "streams-by-path";
 
+/// The capability of an adapter that reads its requests as they come and answers them in
+/// their order, whatever follows them on its stdin: `asr-ctk fuzz` may then send the next
+/// requests before the answer to the first has come, so that the adapter never waits for the
+/// kit. Without it, one request is sent at a time (a shell loop whose commands read stdin
+/// would take requests that were not theirs).
+pub const PIPELINED: &str = "pipelined";
+
 /// A message from an adapter to the kit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
@@ -124,8 +131,8 @@ pub enum Reply {
         roles: Vec<ProtocolRole>,
         /// The format versions it reads.
         format_versions: Vec<String>,
-        /// Optional protocol features it supports (for now [`STREAMS_BY_PATH`]); names the kit
-        /// does not know are ignored.
+        /// Optional protocol features it supports ([`STREAMS_BY_PATH`], [`PIPELINED`]); names
+        /// the kit does not know are ignored.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         capabilities: Vec<String>,
         /// The implementation's own ids for rules and checks of the catalog that it cites in

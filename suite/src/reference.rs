@@ -5,8 +5,8 @@ use crate::case::{Case, CaseError, Violation};
 use crate::check::{CheckOptions, StreamReport, check_bytes, check_reader, check_related};
 use crate::diagnostic::Severity;
 use crate::protocol::{
-    AnswerDiagnostic, CaseRequest, Implementation, OutputStream, PROTOCOL_VERSION, ProtocolRole,
-    Reply, STREAMS_BY_PATH, StreamAnswer, StreamInput, base64_decode,
+    AnswerDiagnostic, CaseRequest, Implementation, OutputStream, PIPELINED, PROTOCOL_VERSION,
+    ProtocolRole, Reply, STREAMS_BY_PATH, StreamAnswer, StreamInput, base64_decode,
 };
 use crate::reading::{DEFAULT_MAX_COPY_BYTES, Scan, scan, scan_copying, temporary_file};
 use crate::rule;
@@ -31,7 +31,7 @@ pub fn started() -> Reply {
             ProtocolRole::Producer,
         ],
         format_versions: vec![crate::check::FORMAT_VERSION.into()],
-        capabilities: vec![STREAMS_BY_PATH.into()],
+        capabilities: vec![STREAMS_BY_PATH.into(), PIPELINED.into()],
         rule_aliases: std::collections::BTreeMap::new(),
     }
 }

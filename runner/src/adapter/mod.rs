@@ -219,7 +219,28 @@ impl Persistent {
         std::mem::take(&mut self.strays)
     }
 
+    /// Sends a case without waiting for its answer: the adapter declared
+    /// [`PIPELINED`](asr_suite::protocol::PIPELINED). Gives the number to wait for it with
+    /// ([`Persistent::answer`]); answers are waited for in the order the cases were sent.
+    pub fn send_case(&mut self, request: &CaseRequest, talk: Talk<'_>) -> Result<u64, Fault> {
+        self.send(&Request::Case(request.clone()), talk)
+    }
+
+    /// Waits for the answer to the case sent as `number` (by [`Persistent::send_case`]),
+    /// the earlier ones having been answered; its timeout runs from now.
+    pub fn answer(&mut self, seq: u64, number: u64, talk: Talk<'_>) -> Result<Reply, Fault> {
+        let reply = self.receive(number, talk);
+        self.last_case = Some(seq);
+        reply
+    }
+
     fn exchange(&mut self, request: &Request, talk: Talk<'_>) -> Result<Reply, Fault> {
+        let number = self.send(request, talk)?;
+        self.receive(number, talk)
+    }
+
+    /// Hands a request to the writer; gives its number.
+    fn send(&mut self, request: &Request, talk: Talk<'_>) -> Result<u64, Fault> {
         let mut line = if talk.check.checks_requests() {
             let value = serde_json::to_value(request)
                 .map_err(|e| Fault::Protocol(format!("failed to encode a request: {e}")))?;
@@ -244,7 +265,11 @@ impl Persistent {
             ));
         }
         self.sent += 1;
-        let number = self.sent;
+        Ok(self.sent)
+    }
+
+    /// Waits for the reply to the request sent as `number`.
+    fn receive(&mut self, number: u64, talk: Talk<'_>) -> Result<Reply, Fault> {
         let mut deadline = Instant::now() + talk.timeout;
         let mut exited: Option<ExitStatus> = None;
         loop {

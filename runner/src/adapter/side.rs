@@ -2,13 +2,22 @@
 //! `fuzz` ask it case after case, and a crash, hang or protocol error costs one answer, not
 //! the run (it is started again for the next case).
 
-use super::{Input, Persistent, Talk, describe, oneshot};
+use super::{Fault, Input, Persistent, Talk, describe, oneshot};
 use crate::exit;
 use asr_suite::protocol::{
-    CaseReply, CaseRequest, Reply, STREAMS_BY_PATH, StreamAnswer, check_case_reply,
+    CaseReply, CaseRequest, PIPELINED, Reply, STREAMS_BY_PATH, StreamAnswer, check_case_reply,
 };
 use asr_suite::render::escape_controls;
 use std::path::Path;
+
+/// A case sent to a pipelined adapter, to wait for its answer with.
+#[derive(Debug, Clone, Copy)]
+pub struct Sent {
+    /// Its number among the requests sent to that process.
+    number: u64,
+    /// Which start of the adapter it was sent to.
+    start: u64,
+}
 
 /// What an adapter answered to a case.
 #[derive(Debug)]
@@ -23,6 +32,8 @@ pub enum Answer {
 pub struct Side {
     argv: Vec<String>,
     pub running: Option<Persistent>,
+    /// How many times it was started: a case sent to an earlier process is sent again.
+    starts: u64,
     /// What it said when it started.
     pub identity: Reply,
 }
@@ -35,6 +46,7 @@ impl Side {
             Ok((running, identity)) => Ok(Side {
                 argv: argv.to_vec(),
                 running: Some(running),
+                starts: 1,
                 identity,
             }),
             Err((fault, stderr)) => Err(did_not_start(argv, &fault.to_string(), &stderr)),
@@ -52,24 +64,78 @@ impl Side {
         name_of(&self.identity, &self.argv)
     }
 
+    /// It declared [`PIPELINED`]: cases may be sent before earlier ones are answered.
+    pub fn pipelined(&self) -> bool {
+        matches!(&self.identity, Reply::Started { capabilities, .. }
+            if capabilities.iter().any(|c| c == PIPELINED))
+    }
+
     /// Asks the adapter, restarting it first when a fault ended it.
     pub fn ask(&mut self, request: &CaseRequest, talk: Talk<'_>) -> Result<Answer, String> {
+        let running = self.running(talk)?;
+        let reply = running.ask(request, talk);
+        self.judge(reply, request)
+    }
+
+    /// Sends a case to a [`pipelined`](Side::pipelined) adapter without waiting for its
+    /// answer, restarting the adapter first when a fault ended it; [`Side::receive`] waits
+    /// for it, cases in the order they were sent.
+    pub fn send(&mut self, request: &CaseRequest, talk: Talk<'_>) -> Result<Sent, String> {
+        let running = self.running(talk)?;
+        match running.send_case(request, talk) {
+            Ok(number) => Ok(Sent {
+                number,
+                start: self.starts,
+            }),
+            Err(fault) => {
+                self.running = None;
+                Err(fault.to_string())
+            }
+        }
+    }
+
+    /// The answer to a case sent with [`Side::send`]. When the process it was sent to has
+    /// since ended (a fault of an earlier case), it is asked again, alone.
+    pub fn receive(
+        &mut self,
+        request: &CaseRequest,
+        sent: Sent,
+        talk: Talk<'_>,
+    ) -> Result<Answer, String> {
+        let current = self.running.is_some() && sent.start == self.starts;
+        let Some(running) = self.running.as_mut().filter(|_| current) else {
+            return self.ask(request, talk);
+        };
+        let reply = running.answer(request.seq, sent.number, talk);
+        self.judge(reply, request)
+    }
+
+    /// The running process, started again when a fault ended the last one.
+    fn running(&mut self, talk: Talk<'_>) -> Result<&mut Persistent, String> {
         if self.running.is_none() {
             match Persistent::start(&self.argv, talk) {
-                Ok((running, _)) => self.running = Some(running),
+                Ok((running, _)) => {
+                    self.running = Some(running);
+                    self.starts += 1;
+                }
                 Err((fault, _)) => return Err(format!("did not restart: {fault}")),
             }
         }
-        let Some(running) = self.running.as_mut() else {
-            return Err("no adapter".into());
-        };
-        let reply = running.ask(request, talk);
-        if reply.is_err() {
-            self.running = None;
-        }
+        self.running.as_mut().ok_or_else(|| "no adapter".to_owned())
+    }
+
+    /// The answer a reply gives; a fault ends the process.
+    fn judge(
+        &mut self,
+        reply: Result<Reply, Fault>,
+        request: &CaseRequest,
+    ) -> Result<Answer, String> {
         match reply {
             Ok(reply) => answer(reply, request, request.seq),
-            Err(fault) => Err(fault.to_string()),
+            Err(fault) => {
+                self.running = None;
+                Err(fault.to_string())
+            }
         }
     }
 

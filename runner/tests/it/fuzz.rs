@@ -466,3 +466,104 @@ fn jobs_out_of_range_are_refused_before_anything_starts() {
         assert!(!out.join("out").exists(), "nothing fuzzed");
     }
 }
+
+/// Runs `asr-ctk fuzz` over 64 streams against the reference behind the pipelined proxy
+/// (`tests/adapters/pipelined_proxy.py`), with its settings; returns the exit code, stdout
+/// and the campaign of the report.
+fn through_proxy(name: &str, env: &[(&str, &str)]) -> (Option<i32>, String, serde_json::Value) {
+    let out = scratch(name);
+    let adapter = format!(
+        "python3 {} {BIN}",
+        crate::helpers::adapters()
+            .join("pipelined_proxy.py")
+            .display()
+    );
+    let output = crate::helpers::Kit::new(&[
+        "fuzz",
+        "--adapter",
+        &adapter,
+        "--iterations",
+        "64",
+        "--seed",
+        "1",
+        "--out",
+        &out.to_string_lossy(),
+    ])
+    .envs(env)
+    .output();
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).expect("the report"))
+            .expect("JSON");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        report["campaign"].clone(),
+    )
+}
+
+/// The most cases the proxy had read and not yet answered, over the run it logged.
+fn most_unanswered(log: &Path) -> usize {
+    std::fs::read_to_string(log)
+        .expect("the proxy's log")
+        .lines()
+        .map(|l| l.parse::<usize>().expect("a count"))
+        .max()
+        .expect("a case was logged")
+}
+
+/// An adapter that declares `pipelined` is sent cases before the earlier ones are answered
+/// (and its answers are the reference's: nothing disagrees); one that does not is sent one
+/// at a time.
+#[test]
+fn cases_are_sent_ahead_only_to_an_adapter_that_declares_pipelined() {
+    for (pipelined, name) in [("1", "fuzz-pipelined"), ("0", "fuzz-one-at-a-time")] {
+        let logs = scratch(&format!("{name}-log"));
+        let log = logs.join("unanswered");
+        let (code, text, campaign) = through_proxy(
+            name,
+            &[
+                ("PROXY_PIPELINED", pipelined),
+                ("PROXY_LOG", &log.to_string_lossy()),
+            ],
+        );
+        assert_eq!(code, Some(0), "{text}");
+        assert_eq!(campaign["iterations"], 64, "{campaign}");
+        assert_eq!(campaign["disagreed"], 0, "{campaign}");
+        let most = most_unanswered(&log);
+        if pipelined == "1" {
+            assert!(most > 1, "never more than one case in flight: {most}");
+            assert!(
+                most <= 16,
+                "more cases in flight than the pipeline holds: {most}"
+            );
+        } else {
+            assert_eq!(most, 1, "a case was sent before the last was answered");
+        }
+    }
+}
+
+/// A pipelined adapter that crashes with cases in flight: the crash is charged to the case
+/// it was answering alone, and the cases sent after it to the process that died are asked
+/// again of the one started in its place, and agree.
+#[test]
+fn a_crash_with_cases_in_flight_is_charged_to_one_case() {
+    let marks = scratch("fuzz-pipelined-crash-mark");
+    let mark = marks.join("crashed");
+    let (code, text, campaign) = through_proxy(
+        "fuzz-pipelined-crash",
+        &[
+            ("PROXY_PIPELINED", "1"),
+            ("PROXY_EXIT_ONCE", &mark.to_string_lossy()),
+        ],
+    );
+    assert!(mark.exists(), "the proxy never crashed");
+    assert_eq!(code, Some(1), "{text}");
+    assert_eq!(campaign["iterations"], 64, "{campaign}");
+    assert_eq!(campaign["disagreed"], 1, "{campaign}");
+    assert_eq!(
+        campaign["disagreements"],
+        serde_json::json!({"fault": 1}),
+        "{campaign}"
+    );
+    assert!(text.contains("exit status: 3"), "{text}");
+}

@@ -8,7 +8,7 @@
 //! with a verdict ([`asr_suite::fuzz::campaign`]).
 
 use crate::adapter::schema::SchemaCheck;
-use crate::adapter::side::{Answer, OneShotSide, Side};
+use crate::adapter::side::{Answer, OneShotSide, Sent, Side};
 use crate::adapter::timeouts::StreamTimeoutArgs;
 use crate::adapter::{Talk, supervise};
 use crate::exit;
@@ -405,142 +405,231 @@ fn fuzz_job(
     stream_path: &Path,
 ) -> Result<()> {
     let role = args.stream_role();
+    let depth = if target.pipelined() { PIPELINE } else { 1 };
     let outcome = (|| {
         loop {
-            let Some(iteration) = next_iteration(args, &shared.next, &shared.failure, deadline)
-            else {
-                return Ok(());
-            };
-            // One-shot mode runs one stream a process: no families.
-            let (streams, subject) = subject_of(args.seed, iteration, role, !args.oneshot)?;
-            let bytes: Vec<Vec<u8>> = streams.iter().map(|(_, s)| s.to_bytes()).collect();
-            let judged = judge_all(
-                &mut target,
-                who,
-                &streams,
-                &bytes,
-                &subject,
-                role,
-                stream_path,
-                talk,
-            );
-            let exercised = match &subject {
-                Subject::Broken { clause, rule } => Exercised::Broken {
-                    rule: rule.to_string(),
-                    clause: (*clause).to_owned(),
-                },
-                Subject::Valid => {
-                    let held: Vec<&Stream> = streams.iter().map(|(_, s)| s).collect();
-                    Exercised::Valid(rules_held(&held, role.protocol()))
-                }
-            };
-            let found = match judged {
-                None => {
-                    lock(&shared.campaign).record_iteration(
-                        iteration,
-                        &exercised,
-                        &IterationOutcome::Skipped,
-                    );
-                    Vec::new()
-                }
-                Some(found) => {
-                    let outcome = if found.is_empty() {
-                        IterationOutcome::Agreed
-                    } else {
-                        IterationOutcome::Disagreed(
-                            found
-                                .iter()
-                                .map(|f| Charge {
-                                    non_strict: false,
-                                    rule: f.disagreement.rule.clone(),
-                                    kind: ChargeKind::from(f.disagreement.kind),
-                                })
-                                .collect(),
-                        )
-                    };
-                    lock(&shared.campaign).record_iteration(iteration, &exercised, &outcome);
-                    found
-                }
-            };
-            for finding in found {
-                let disagreement = finding.disagreement.clone();
-                let charged_to = match finding.by {
-                    Some(at) if who.several => who.labels[at].clone(),
-                    _ if finding.difference.is_some() => "among them".to_owned(),
-                    _ => String::new(),
+            let mut batch: Vec<InFlight> = Vec::with_capacity(depth);
+            while batch.len() < depth {
+                let Some(iteration) = next_iteration(args, &shared.next, &shared.failure, deadline)
+                else {
+                    break;
                 };
-                let key = (disagreement.kind, disagreement.rule.clone(), charged_to);
-                let keep = lock(&shared.tallies)
-                    .entry(key.clone())
-                    .or_default()
-                    .count(&disagreement.detail, args.keep);
-                if !keep {
-                    continue;
+                // One-shot mode runs one stream a process: no families.
+                let (streams, subject) = subject_of(args.seed, iteration, role, !args.oneshot)?;
+                let bytes: Vec<Vec<u8>> = streams.iter().map(|(_, s)| s.to_bytes()).collect();
+                let sent: Option<Vec<_>> = (depth > 1).then(|| {
+                    (0..target.sides.len())
+                        .map(|at| {
+                            let slot = (at, batch.len());
+                            target.send(slot, &streams, &bytes, &subject, role, stream_path, talk)
+                        })
+                        .collect()
+                });
+                // An adapter that took no more is not sent more: the cases sent to it are
+                // asked again, alone, of the one started in its place.
+                let refused = sent.iter().flatten().any(Result::is_err);
+                batch.push(InFlight {
+                    iteration,
+                    streams,
+                    subject,
+                    bytes,
+                    sent,
+                });
+                if refused {
+                    break;
                 }
-                // A fault may be a hang: each candidate then costs a whole timeout, so a
-                // fault is shrunk with few candidates. An interrupt ends shrinking at once.
-                let budget = if disagreement.kind == Kind::Fault {
-                    FAULT_SHRINK_BUDGET
-                } else {
-                    SHRINK_BUDGET
-                };
-                // Notices the streams have now may stay; no other may come in.
-                let notices = {
-                    let bytes: Vec<Vec<u8>> = streams.iter().map(|(_, s)| s.to_bytes()).collect();
-                    let slices: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
-                    oracle::notice_rules(&slices)
-                };
-                // Each stream in turn, the others as they are.
-                let mut small = streams.clone();
-                for at in 0..small.len() {
-                    let shrunk = shrink::shrink(
-                        &small[at].1,
-                        |candidate| {
-                            let mut trial = small.clone();
-                            trial[at].1 = candidate.clone();
-                            !supervise::interrupted()
-                                && still_disagrees(
-                                    (&mut target, who),
-                                    &trial,
-                                    (&subject, &notices),
-                                    role,
-                                    &finding,
-                                    stream_path,
-                                    talk,
-                                )
-                        },
-                        budget,
-                    );
-                    small[at].1 = shrunk;
-                }
-                let number = shared.written.fetch_add(1, Ordering::SeqCst);
-                let (path, stream_paths) = write_case(
-                    &args.out,
-                    &small,
-                    &subject,
-                    role,
-                    &disagreement,
-                    (args.seed, iteration, number),
-                    &against(&target, who, &finding),
-                )?;
-                lock(&shared.campaign).record_found(
-                    &disagreement.rule,
-                    ChargeKind::from(disagreement.kind),
-                    FoundCase {
-                        sidecar: path.clone(),
-                        streams: stream_paths,
-                        detail: disagreement.detail.clone(),
-                        iteration,
-                    },
-                );
-                let mut tallies = lock(&shared.tallies);
-                tallies.entry(key).or_default().written.push(path);
             }
-            shared.judged.fetch_add(1, Ordering::SeqCst);
+            if batch.is_empty() {
+                return Ok(());
+            }
+            // Every answer of the batch before any shrinking, which asks one case at a time.
+            let judged: Vec<Option<Vec<Found>>> = batch
+                .iter()
+                .map(|case| match &case.sent {
+                    None => judge_all(
+                        &mut target,
+                        who,
+                        &case.streams,
+                        &case.bytes,
+                        &case.subject,
+                        role,
+                        stream_path,
+                        talk,
+                    ),
+                    Some(sent) => {
+                        let answers = sent
+                            .iter()
+                            .enumerate()
+                            .map(|(at, sent)| match sent {
+                                Ok((request, sent)) => target.receive(at, (request, *sent), talk),
+                                Err(fault) => Err(fault.clone()),
+                            })
+                            .collect();
+                        judge_answers(who, answers, &case.bytes, &case.subject, role)
+                    }
+                })
+                .collect();
+            for (case, judged) in batch.into_iter().zip(judged) {
+                let InFlight {
+                    iteration,
+                    streams,
+                    subject,
+                    ..
+                } = case;
+                settle(
+                    args,
+                    (&mut target, who),
+                    talk,
+                    shared,
+                    stream_path,
+                    (iteration, streams, subject),
+                    judged,
+                )?;
+            }
         }
     })();
     target.stop();
     outcome
+}
+
+/// A case of a batch: sent ahead to every implementation (each its request, or why it could
+/// not be sent) when they are pipelined, else to be asked when its turn comes.
+struct InFlight {
+    iteration: u64,
+    streams: Streams,
+    subject: Subject,
+    bytes: Vec<Vec<u8>>,
+    sent: Option<Vec<Result<(CaseRequest, Sent), String>>>,
+}
+
+/// Cases sent to a pipelined adapter before the first is answered.
+const PIPELINE: usize = 16;
+
+/// Records what an iteration's case came to, and shrinks and writes each disagreement.
+fn settle(
+    args: &Args,
+    (target, who): (&mut Target, &Who),
+    talk: Talk<'_>,
+    shared: &Shared,
+    stream_path: &Path,
+    (iteration, streams, subject): (u64, Streams, Subject),
+    judged: Option<Vec<Found>>,
+) -> Result<()> {
+    let role = args.stream_role();
+    let exercised = match &subject {
+        Subject::Broken { clause, rule } => Exercised::Broken {
+            rule: rule.to_string(),
+            clause: (*clause).to_owned(),
+        },
+        Subject::Valid => {
+            let held: Vec<&Stream> = streams.iter().map(|(_, s)| s).collect();
+            Exercised::Valid(rules_held(&held, role.protocol()))
+        }
+    };
+    let found = match judged {
+        None => {
+            lock(&shared.campaign).record_iteration(
+                iteration,
+                &exercised,
+                &IterationOutcome::Skipped,
+            );
+            Vec::new()
+        }
+        Some(found) => {
+            let outcome = if found.is_empty() {
+                IterationOutcome::Agreed
+            } else {
+                IterationOutcome::Disagreed(
+                    found
+                        .iter()
+                        .map(|f| Charge {
+                            non_strict: false,
+                            rule: f.disagreement.rule.clone(),
+                            kind: ChargeKind::from(f.disagreement.kind),
+                        })
+                        .collect(),
+                )
+            };
+            lock(&shared.campaign).record_iteration(iteration, &exercised, &outcome);
+            found
+        }
+    };
+    for finding in found {
+        let disagreement = finding.disagreement.clone();
+        let charged_to = match finding.by {
+            Some(at) if who.several => who.labels[at].clone(),
+            _ if finding.difference.is_some() => "among them".to_owned(),
+            _ => String::new(),
+        };
+        let key = (disagreement.kind, disagreement.rule.clone(), charged_to);
+        let keep = lock(&shared.tallies)
+            .entry(key.clone())
+            .or_default()
+            .count(&disagreement.detail, args.keep);
+        if !keep {
+            continue;
+        }
+        // A fault may be a hang: each candidate then costs a whole timeout, so a
+        // fault is shrunk with few candidates. An interrupt ends shrinking at once.
+        let budget = if disagreement.kind == Kind::Fault {
+            FAULT_SHRINK_BUDGET
+        } else {
+            SHRINK_BUDGET
+        };
+        // Notices the streams have now may stay; no other may come in.
+        let notices = {
+            let bytes: Vec<Vec<u8>> = streams.iter().map(|(_, s)| s.to_bytes()).collect();
+            let slices: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
+            oracle::notice_rules(&slices)
+        };
+        // Each stream in turn, the others as they are.
+        let mut small = streams.clone();
+        for at in 0..small.len() {
+            let shrunk = shrink::shrink(
+                &small[at].1,
+                |candidate| {
+                    let mut trial = small.clone();
+                    trial[at].1 = candidate.clone();
+                    !supervise::interrupted()
+                        && still_disagrees(
+                            (&mut *target, who),
+                            &trial,
+                            (&subject, &notices),
+                            role,
+                            &finding,
+                            stream_path,
+                            talk,
+                        )
+                },
+                budget,
+            );
+            small[at].1 = shrunk;
+        }
+        let number = shared.written.fetch_add(1, Ordering::SeqCst);
+        let (path, stream_paths) = write_case(
+            &args.out,
+            &small,
+            &subject,
+            role,
+            &disagreement,
+            (args.seed, iteration, number),
+            &against(target, who, &finding),
+        )?;
+        lock(&shared.campaign).record_found(
+            &disagreement.rule,
+            ChargeKind::from(disagreement.kind),
+            FoundCase {
+                sidecar: path.clone(),
+                streams: stream_paths,
+                detail: disagreement.detail.clone(),
+                iteration,
+            },
+        );
+        let mut tallies = lock(&shared.tallies);
+        tallies.entry(key).or_default().written.push(path);
+    }
+    shared.judged.fetch_add(1, Ordering::SeqCst);
+    Ok(())
 }
 
 /// Who a found case was found against: the stem's prefix (the implementation's number,
@@ -888,10 +977,10 @@ struct Target {
     /// Each implementation asked, in `--adapter` order.
     sides: Vec<Driver>,
     seq: u64,
-    /// The files the streams are written to, kept open: rewriting one in place costs a
-    /// write, where creating it anew costs a truncation, which some file systems follow with
-    /// a flush when the file is closed.
-    files: Vec<std::fs::File>,
+    /// The files the streams are written to, by slot (one for each case in flight) and
+    /// stream, kept open: rewriting one in place costs a write, where creating it anew costs
+    /// a truncation, which some file systems follow with a flush when the file is closed.
+    files: Vec<Vec<std::fs::File>>,
 }
 
 impl Target {
@@ -901,32 +990,41 @@ impl Target {
         }
     }
 
-    /// The path of the `at`th stream of a request, below `base`.
-    fn path(base: &Path, at: usize) -> PathBuf {
+    /// The path of the `at`th stream of the request in `slot`, below `base`.
+    fn path(base: &Path, slot: usize, at: usize) -> PathBuf {
         let mut name = base.as_os_str().to_owned();
-        name.push(format!("-{at}.jsonl"));
+        name.push(format!("-{slot}-{at}.jsonl"));
         PathBuf::from(name)
     }
 
-    /// Writes `bytes` as the `at`th stream file, whatever was there before.
-    fn write_stream(&mut self, base: &Path, at: usize, bytes: &[u8]) -> std::io::Result<()> {
+    /// Writes `bytes` as the `at`th stream file of `slot`, whatever was there before.
+    fn write_stream(
+        &mut self,
+        base: &Path,
+        (slot, at): (usize, usize),
+        bytes: &[u8],
+    ) -> std::io::Result<()> {
         use std::io::{Seek, SeekFrom};
-        while self.files.len() <= at {
-            let path = Target::path(base, self.files.len());
+        while self.files.len() <= slot {
+            self.files.push(Vec::new());
+        }
+        let files = &mut self.files[slot];
+        while files.len() <= at {
+            let path = Target::path(base, slot, files.len());
             // Whatever is at the name goes (a link planted there included, never followed),
             // and the file is made anew, exclusively.
             match std::fs::remove_file(&path) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
                 _ => {}
             }
-            self.files.push(
+            files.push(
                 std::fs::OpenOptions::new()
                     .write(true)
                     .create_new(true)
                     .open(path)?,
             );
         }
-        let file = &mut self.files[at];
+        let file = &mut files[at];
         file.seek(SeekFrom::Start(0))?;
         file.write_all(bytes)?;
         file.set_len(bytes.len() as u64)
@@ -944,11 +1042,62 @@ impl Target {
         role: RoleArg,
         base: &Path,
         talk: Talk<'_>,
-    ) -> Result<Option<Vec<StreamAnswer>>, String> {
+    ) -> AnswerOf {
+        let request = self.request((at_side, 0), streams, bytes, subject, role, base)?;
+        let answer = self.sides[at_side].ask(&request, &Target::path(base, 0, 0), talk)?;
+        streams_of(answer, streams.len())
+    }
+
+    /// Sends the case of `streams` to the pipelined implementation `at_side`, its files
+    /// written in `slot`, without waiting for its answer.
+    #[expect(clippy::too_many_arguments, reason = "one request's whole context")]
+    fn send(
+        &mut self,
+        (at_side, slot): (usize, usize),
+        streams: &Streams,
+        bytes: &[Vec<u8>],
+        subject: &Subject,
+        role: RoleArg,
+        base: &Path,
+        talk: Talk<'_>,
+    ) -> Result<(CaseRequest, Sent), String> {
+        let request = self.request((at_side, slot), streams, bytes, subject, role, base)?;
+        let Driver::Persistent(side) = &mut self.sides[at_side] else {
+            return Err("only a persistent adapter is sent cases ahead".into());
+        };
+        let sent = side.send(&request, talk)?;
+        Ok((request, sent))
+    }
+
+    /// The answer to a case [`Target::send`] sent.
+    fn receive(
+        &mut self,
+        at_side: usize,
+        (request, sent): (&CaseRequest, Sent),
+        talk: Talk<'_>,
+    ) -> AnswerOf {
+        let Driver::Persistent(side) = &mut self.sides[at_side] else {
+            return Err("only a persistent adapter is sent cases ahead".into());
+        };
+        let answer = side.receive(request, sent, talk)?;
+        streams_of(answer, request.streams.len())
+    }
+
+    /// The request for `streams`, to the implementation `at_side`, their files written in
+    /// `slot`.
+    fn request(
+        &mut self,
+        (at_side, slot): (usize, usize),
+        streams: &Streams,
+        bytes: &[Vec<u8>],
+        subject: &Subject,
+        role: RoleArg,
+        base: &Path,
+    ) -> Result<CaseRequest, String> {
         let mut inputs = Vec::with_capacity(streams.len());
         for (at, ((part, _), bytes)) in streams.iter().zip(bytes).enumerate() {
-            let path = Target::path(base, at);
-            self.write_stream(base, at, bytes)
+            let path = Target::path(base, slot, at);
+            self.write_stream(base, (slot, at), bytes)
                 .map_err(|e| format!("failed to write {}: {e}", path.display()))?;
             inputs.push(StreamInput {
                 part: part.clone(),
@@ -957,7 +1106,7 @@ impl Target {
             });
         }
         self.seq += 1;
-        let request = CaseRequest {
+        Ok(CaseRequest {
             seq: self.seq,
             role: role.protocol(),
             case: "fuzz".into(),
@@ -969,16 +1118,30 @@ impl Target {
             },
             format: None,
             streams: inputs,
-        };
-        match self.sides[at_side].ask(&request, &Target::path(base, 0), talk)? {
-            Answer::Skipped(_) => Ok(None),
-            Answer::Streams(answers) if answers.len() == streams.len() => Ok(Some(answers)),
-            Answer::Streams(answers) => Err(format!(
-                "protocol error: {} stream answers for {} streams",
-                answers.len(),
-                streams.len()
-            )),
-        }
+        })
+    }
+
+    /// Every implementation is persistent and takes cases before earlier ones are answered.
+    fn pipelined(&self) -> bool {
+        self.sides
+            .iter()
+            .all(|side| matches!(side, Driver::Persistent(side) if side.pipelined()))
+    }
+}
+
+/// An implementation's answers on the streams of a case (`None` when it skipped them), or
+/// the fault that kept it from answering.
+type AnswerOf = Result<Option<Vec<StreamAnswer>>, String>;
+
+/// The answers of an answer, one a stream.
+fn streams_of(answer: Answer, streams: usize) -> AnswerOf {
+    match answer {
+        Answer::Skipped(_) => Ok(None),
+        Answer::Streams(answers) if answers.len() == streams => Ok(Some(answers)),
+        Answer::Streams(answers) => Err(format!(
+            "protocol error: {} stream answers for {streams} streams",
+            answers.len()
+        )),
     }
 }
 
@@ -994,7 +1157,18 @@ fn judge(
     base: &Path,
     talk: Talk<'_>,
 ) -> Option<Vec<Disagreement>> {
-    let answers = match target.ask(at_side, streams, bytes, subject, role, base, talk) {
+    let answer = target.ask(at_side, streams, bytes, subject, role, base, talk);
+    judge_answer(answer, bytes, subject, role)
+}
+
+/// [`judge`], of an answer in hand.
+fn judge_answer(
+    answer: AnswerOf,
+    bytes: &[Vec<u8>],
+    subject: &Subject,
+    role: RoleArg,
+) -> Option<Vec<Disagreement>> {
+    let answers = match answer {
         Ok(Some(answers)) => answers,
         Ok(None) => return None,
         Err(fault) => {
@@ -1043,11 +1217,25 @@ fn judge_all(
     base: &Path,
     talk: Talk<'_>,
 ) -> Option<Vec<Found>> {
+    let answers = (0..target.sides.len())
+        .map(|at| target.ask(at, streams, bytes, subject, role, base, talk))
+        .collect();
+    judge_answers(who, answers, bytes, subject, role)
+}
+
+/// [`judge_all`], of the answers in hand (one an implementation, in order).
+fn judge_answers(
+    who: &Who,
+    answered: Vec<AnswerOf>,
+    bytes: &[Vec<u8>],
+    subject: &Subject,
+    role: RoleArg,
+) -> Option<Vec<Found>> {
     let mut out = Vec::new();
     let mut judged = false;
     if who.by_oracle {
-        for at in 0..target.sides.len() {
-            if let Some(found) = judge((target, at), streams, bytes, subject, role, base, talk) {
+        for (at, answer) in answered.into_iter().enumerate() {
+            if let Some(found) = judge_answer(answer, bytes, subject, role) {
                 judged = true;
                 out.extend(found.into_iter().map(|disagreement| Found {
                     disagreement,
@@ -1058,26 +1246,24 @@ fn judge_all(
         }
         return judged.then_some(out);
     }
-    let mut answers: Vec<Option<Vec<StreamAnswer>>> = Vec::with_capacity(target.sides.len());
-    for at in 0..target.sides.len() {
-        answers.push(
-            match target.ask(at, streams, bytes, subject, role, base, talk) {
-                Ok(answer) => answer,
-                Err(fault) => {
-                    judged = true;
-                    out.push(Found {
-                        disagreement: Disagreement {
-                            kind: Kind::Fault,
-                            rule: fault_rule(subject),
-                            detail: fault,
-                        },
-                        by: Some(at),
-                        difference: None,
-                    });
-                    None
-                }
-            },
-        );
+    let mut answers: Vec<Option<Vec<StreamAnswer>>> = Vec::with_capacity(answered.len());
+    for (at, answer) in answered.into_iter().enumerate() {
+        answers.push(match answer {
+            Ok(answer) => answer,
+            Err(fault) => {
+                judged = true;
+                out.push(Found {
+                    disagreement: Disagreement {
+                        kind: Kind::Fault,
+                        rule: fault_rule(subject),
+                        detail: fault,
+                    },
+                    by: Some(at),
+                    difference: None,
+                });
+                None
+            }
+        });
     }
     let answered = answers.iter().filter(|a| a.is_some()).count();
     if answered < 2 {
