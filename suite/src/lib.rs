@@ -48,6 +48,7 @@ pub mod check;
 pub mod reading;
 pub mod report;
 pub mod schema;
+mod tape;
 
 // Named by the catalog, spoken in the protocol.
 pub mod catalog;

@@ -119,6 +119,11 @@ pub struct Schemas {
     /// The record schema without its dispatch by type: what every record meets, whatever its
     /// type. Its failures have the record schema's evaluation paths.
     untyped: Validator,
+    /// The same validators, reading a line's tape: they say whether it conforms, and words
+    /// nothing (a line that does not is checked again as a `Value`).
+    tape_by_type: HashMap<String, Validator<crate::tape::Tape>>,
+    tape_validator: Validator<crate::tape::Tape>,
+    tape_untyped: Validator<crate::tape::Tape>,
     documents: HashMap<String, Value>,
 }
 
@@ -178,18 +183,44 @@ impl Schemas {
                 .build(schema)
                 .map_err(|e| SchemaError::Compile(e.to_string()))
         };
+        let build_tape = |schema: &Value| {
+            jsonschema::options_for::<crate::tape::Tape>()
+                .with_draft(Draft::Draft202012)
+                .with_registry(&registry)
+                .build(schema)
+                .map_err(|e| SchemaError::Compile(e.to_string()))
+        };
         let validator = build(root)?;
         let mut by_type = HashMap::new();
+        let mut tape_by_type = HashMap::new();
         for (kind, schema) in per_type(root, &root_uri) {
-            by_type.insert(kind, build(&schema)?);
+            by_type.insert(kind.clone(), build(&schema)?);
+            tape_by_type.insert(kind, build_tape(&schema)?);
         }
-        let untyped = build(&untyped(root))?;
+        let untyped = untyped(root);
         Ok(Schemas {
             validator,
             by_type,
-            untyped,
+            untyped: build(&untyped)?,
+            tape_by_type,
+            tape_validator: build_tape(root)?,
+            tape_untyped: build_tape(&untyped)?,
             documents,
         })
+    }
+
+    /// Whether a record of type `kind`, read as a tape, conforms to the record schema (as
+    /// [`Schemas::check`] holds it).
+    pub(crate) fn tape_conforms(&self, kind: &str, record: crate::tape::Node<'_>) -> bool {
+        self.tape_by_type
+            .get(kind)
+            .unwrap_or(&self.tape_validator)
+            .is_valid(record)
+    }
+
+    /// Whether a record read as a tape meets what every record meets, whatever its type.
+    pub(crate) fn tape_conforms_untyped(&self, record: crate::tape::Node<'_>) -> bool {
+        self.tape_untyped.is_valid(record)
     }
 
     /// Checks one record as a record of a type the schemas do not know: the members every

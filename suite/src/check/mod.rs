@@ -5,6 +5,7 @@
 //! checks, never with the size of text content: each line is dropped once checked, and a
 //! line longer than [`CheckOptions::max_line_bytes`] is read through without being kept.
 
+mod clean;
 mod cross;
 pub mod many;
 #[cfg(test)]
@@ -469,6 +470,13 @@ impl Prepared {
                 "the line is empty; every line is one JSON object",
             ));
             return prepared;
+        }
+        if clean::enabled() {
+            if let Some((object, session)) = clean::clean(bytes, schemas) {
+                prepared.record = Some((object, Vec::new()));
+                prepared.as_record = session.then(Vec::new);
+                return prepared;
+            }
         }
         let parsed = match json::parse(bytes) {
             Ok(parsed) => parsed,

@@ -261,7 +261,7 @@ fn format_version(record: &Map<String, Value>, findings: &mut Vec<Finding>) {
 // The agreement of the checker, the reader and fidelity assertions with the model: here,
 // because what the checker judged is private to it.
 #[cfg(test)]
-mod agreement;
+pub(super) mod agreement;
 
 #[cfg(test)]
 mod tests {

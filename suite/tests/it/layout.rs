@@ -282,12 +282,17 @@ fn within(inner: &str, outer: &str) -> bool {
     outer.is_empty() || inner == outer || inner.starts_with(&format!("{outer}::"))
 }
 
-/// The modules a file declares `#[cfg(test)] mod name;`.
+/// The modules a file declares `#[cfg(test)] mod name;` (with a visibility or not).
 fn test_only_children(text: &str) -> Vec<String> {
     text.split("#[cfg(test)]")
         .skip(1)
         .filter_map(|rest| {
-            let item = rest.trim_start().strip_prefix("mod ")?;
+            let rest = rest.trim_start();
+            let rest = match rest.strip_prefix("pub") {
+                Some(visible) => visible.split_once(' ')?.1,
+                None => rest,
+            };
+            let item = rest.strip_prefix("mod ")?;
             let name = item.split(';').next()?;
             name.chars()
                 .all(|c| c.is_alphanumeric() || c == '_')

@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Every ASR stream of the corpus: `cases/**/*.jsonl` but a source fixture's native files.
-fn corpus_streams() -> Vec<PathBuf> {
+pub(crate) fn corpus_streams() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
     let mut stack = vec![root];
     let mut found = Vec::new();

@@ -1,0 +1,277 @@
+//! The fast path of a line: most lines of most streams have nothing to report on their own,
+//! and such a line is read as a tape ([`crate::tape`]), held to its type's schema there, and
+//! looked at for what the checks within one record could report, with no `serde_json::Value`
+//! built but the few members the checks across records read.
+//!
+//! It is an answer of one bit: the line is clean, or it is checked again on the full path,
+//! which words every finding. So no finding is ever worded twice, and a line the fast path
+//! misjudges as unclean costs time, never a finding; a line it misjudged as clean would lose
+//! findings, which the tests look for (`tests` here, over the corpus and fuzzed streams).
+
+use super::FORMAT_VERSION;
+use crate::model::{NATIVE_KEYS, VIEW_MEMBERS};
+use crate::schema::Schemas;
+use crate::tape::{Doc, Elements, Node};
+use serde_json::{Map, Value};
+
+/// Whether the fast path is taken: always, but in the tests that compare it with the full
+/// path alone.
+pub(crate) fn enabled() -> bool {
+    #[cfg(test)]
+    return !tests::OFF.get();
+    #[cfg(not(test))]
+    true
+}
+
+/// What the checks across records read of a clean line (the record cut down as
+/// [`crate::model::keep_essentials`] cuts it), and whether it is a `session` line; `None`
+/// when the line may have something to report on its own.
+pub(crate) fn clean(bytes: &[u8], schemas: &Schemas) -> Option<(Map<String, Value>, bool)> {
+    let doc = Doc::parse(bytes)?;
+    let record = doc.root();
+    let members = record.object()?;
+    let kind = record.get("type")?.str()?;
+    if !schemas.tape_conforms(kind, record) {
+        return None;
+    }
+    let session = kind == "session";
+    // A session line that is not the header is held to what every record meets.
+    if session && !schemas.tape_conforms_untyped(record) {
+        return None;
+    }
+    if !quiet(record, kind) {
+        return None;
+    }
+    let essentials = members
+        .iter()
+        .filter(|(name, _)| VIEW_MEMBERS.contains(name) || NATIVE_KEYS.contains(name))
+        .map(|(name, value)| (name.to_owned(), value.value()))
+        .collect();
+    Some((essentials, session))
+}
+
+/// Whether the checks within one record ([`super::record::check`]) surely find nothing: each
+/// condition here holds whenever one of them would report (some hold more often).
+fn quiet(record: Node<'_>, kind: &str) -> bool {
+    let content_explained = record
+        .get("capture")
+        .and_then(|c| c.get("content"))
+        .is_some_and(|c| c.object().is_some());
+    for member in ["content", "displayContent"] {
+        if let Some(parts) = record.get(member).and_then(Node::array) {
+            if parts.iter().enumerate().any(|(index, part)| {
+                misderived(part, index, parts.len())
+                    || (!content_explained && summary_labelled_full(part))
+            }) {
+                return false;
+            }
+        }
+    }
+    let empty_unexplained = || {
+        !content_explained
+            && record
+                .get("content")
+                .and_then(Node::array)
+                .is_some_and(|parts| parts.len() == 0)
+    };
+    match kind {
+        "session" => record
+            .get("formatVersion")
+            .and_then(Node::str)
+            .is_none_or(|version| version == FORMAT_VERSION),
+        "message" => !empty_unexplained() && !notice(record),
+        "plan" => {
+            let document = matches!(
+                record.get("planType").and_then(Node::str),
+                Some("document" | "goal")
+            );
+            !(document && empty_unexplained())
+                && record
+                    .get("entries")
+                    .and_then(Node::array)
+                    .is_none_or(entries_agree)
+        }
+        _ => true,
+    }
+}
+
+/// ASR-233: `derivation.from` is the part's own index, or past the array.
+fn misderived(part: Node<'_>, index: usize, len: usize) -> bool {
+    part.get("derivation")
+        .and_then(|d| d.get("from"))
+        .and_then(Node::u64)
+        .is_some_and(|from| usize::try_from(from).map_or(true, |from| from == index || from >= len))
+}
+
+/// ASR-214 (clause b): a reasoning part labelled full that holds a summary and no text.
+fn summary_labelled_full(part: Node<'_>) -> bool {
+    part.get("type").and_then(Node::str) == Some("reasoning")
+        && part.get("visibility").and_then(Node::str) == Some("full")
+        && part
+            .get("summary")
+            .and_then(Node::array)
+            .is_some_and(|s| s.len() > 0)
+        && part
+            .get("text")
+            .and_then(Node::str)
+            .is_none_or(str::is_empty)
+}
+
+/// ASR-205: the message or one of its parts says origin `notice` (whose author and
+/// audience the full path then judges).
+fn notice(record: Node<'_>) -> bool {
+    let says_notice = |node: Node<'_>| node.get("origin").and_then(Node::str) == Some("notice");
+    says_notice(record)
+        || record
+            .get("content")
+            .and_then(Node::array)
+            .is_some_and(|parts| parts.iter().any(says_notice))
+}
+
+/// ASR-236: entry ids unique, and every `blockedBy` names another entry of the record.
+fn entries_agree(entries: Elements<'_>) -> bool {
+    let mut ids: Vec<&str> = entries
+        .iter()
+        .filter_map(|entry| entry.get("entryId").and_then(Node::str))
+        .collect();
+    ids.sort_unstable();
+    if ids.windows(2).any(|pair| pair[0] == pair[1]) {
+        return false;
+    }
+    entries.iter().all(|entry| {
+        let own = entry.get("entryId").and_then(Node::str);
+        entry
+            .get("blockedBy")
+            .and_then(Node::array)
+            .into_iter()
+            .flat_map(Elements::iter)
+            .filter_map(Node::str)
+            .all(|blocker| Some(blocker) != own && ids.binary_search(&blocker).is_ok())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{CheckOptions, check_bytes};
+    use crate::fuzz::generator::{Config, stream};
+    use crate::fuzz::mutate::mutators;
+    use crate::fuzz::seeded_bytes;
+    use arbitrary::Unstructured;
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Set, the fast path is not taken on this thread.
+        pub(super) static OFF: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// The report of a stream with the fast path and on the full path alone.
+    fn both(bytes: &[u8]) -> (String, String) {
+        let options = CheckOptions::default();
+        let fast = format!("{:?}", check_bytes(bytes, &options));
+        OFF.set(true);
+        let full = format!("{:?}", check_bytes(bytes, &options));
+        OFF.set(false);
+        (fast, full)
+    }
+
+    /// How many lines of `bytes` the fast path takes, of how many.
+    fn taken(bytes: &[u8]) -> (usize, usize) {
+        let schemas = Schemas::embedded();
+        let lines: Vec<&[u8]> = crate::lines::split(bytes).bytes().collect();
+        let clean = lines.iter().filter(|l| clean(l, schemas).is_some()).count();
+        (clean, lines.len())
+    }
+
+    #[test]
+    fn every_corpus_stream_reports_the_same_with_the_fast_path() {
+        let mut lines = (0, 0);
+        let mut differ = Vec::new();
+        for path in crate::check::record::agreement::corpus_streams() {
+            let bytes = std::fs::read(&path).expect("a stream");
+            let (fast, full) = both(&bytes);
+            if fast != full {
+                differ.push(format!("{}:\n  fast {fast}\n  full {full}", path.display()));
+            }
+            let (clean, all) = taken(&bytes);
+            lines = (lines.0 + clean, lines.1 + all);
+        }
+        assert!(differ.is_empty(), "{}", differ.join("\n"));
+        // The corpus is mostly negative cases, each line of them mostly clean: a fast path
+        // that took no line would compare nothing.
+        assert!(
+            lines.0 * 2 > lines.1,
+            "{} of {} lines clean",
+            lines.0,
+            lines.1
+        );
+    }
+
+    #[test]
+    fn generated_and_broken_streams_report_the_same_with_the_fast_path() {
+        let mut differ = Vec::new();
+        let mut lines = (0, 0);
+        for seed in 0..300u64 {
+            let data = seeded_bytes(seed, 8000);
+            let mut u = Unstructured::new(&data);
+            let Ok(valid) = stream(&mut u, &Config::default()) else {
+                continue;
+            };
+            let mutator = &mutators()[usize::try_from(seed).unwrap_or(0) % mutators().len()];
+            let mut streams = vec![valid.to_bytes()];
+            if let Ok(mutation) = mutator.apply(&valid, &mut u) {
+                streams.push(mutation.stream.to_bytes());
+            }
+            for bytes in streams {
+                let (fast, full) = both(&bytes);
+                if fast != full {
+                    differ.push(format!("seed {seed}:\n  fast {fast}\n  full {full}"));
+                }
+                let (clean, all) = taken(&bytes);
+                lines = (lines.0 + clean, lines.1 + all);
+            }
+        }
+        assert!(differ.is_empty(), "{}", differ.join("\n"));
+        assert!(
+            lines.0 * 2 > lines.1,
+            "{} of {} lines clean",
+            lines.0,
+            lines.1
+        );
+    }
+
+    /// Each condition under which the checks within a record report holds the line off the
+    /// fast path, and the same record without it is taken.
+    #[test]
+    fn a_line_with_something_to_report_is_not_clean() {
+        let schemas = Schemas::embedded();
+        let message = |content: &str, extra: &str| {
+            format!(
+                r#"{{"type":"message","seq":1,"id":"r1","messageId":"m1","role":"assistant","content":{content}{extra}}}"#
+            )
+        };
+        let text = r#"[{"type":"text","text":"a"},{"type":"text","text":"b"}]"#;
+        assert!(clean(message(text, "").as_bytes(), schemas).is_some());
+        // A type the schemas do not dispatch on is held to what every record meets.
+        assert!(clean(br#"{"type":"mystery","seq":1,"id":"m"}"#, schemas).is_some());
+        for unclean in [
+            message(r#"[{"type":"text","text":"a","derivation":{"method":"caption","from":0}}]"#, ""),
+            message(r#"[{"type":"text","text":"a","derivation":{"method":"caption","from":3}}]"#, ""),
+            message(r#"[{"type":"reasoning","visibility":"full","summary":[{"text":"s"}]}]"#, ""),
+            message("[]", ""),
+            message(text, r#","origin":"notice""#),
+            message(r#"[{"type":"text","text":"a","origin":"notice"}]"#, ""),
+            message(text, r#","role":"assistant""#),
+            message(r#"[{"type":"text"}]"#, ""),
+            message(text, r#","seq":"one""#),
+            format!("{} ", message(text, "")).replace("\"r1\"", "\"r1\",\"id\":\"r2\""),
+            r#"{"type":"plan","seq":1,"id":"p","planId":"p","planType":"items","entries":[{"entryId":"1","content":"a","status":"pending","blockedBy":["1"]}]}"#.to_owned(),
+            r#"{"type":"plan","seq":1,"id":"p","planId":"p","planType":"items","entries":[{"entryId":"1","content":"a","status":"pending"},{"entryId":"1","content":"b","status":"pending"}]}"#.to_owned(),
+            r#"{"type":"session","seq":0,"id":"h","formatVersion":"9.9","agent":{"name":"codex"},"sessionId":"s1"}"#.to_owned(),
+            r#"{"type":"mystery","seq":"one","id":"m"}"#.to_owned(),
+            "[1]".to_owned(),
+        ] {
+            assert!(clean(unclean.as_bytes(), schemas).is_none(), "{unclean}");
+        }
+    }
+}
