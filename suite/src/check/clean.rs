@@ -42,11 +42,12 @@ pub(crate) fn clean(bytes: &[u8], schemas: &Schemas) -> Option<(Map<String, Valu
     if !quiet(record, kind) {
         return None;
     }
-    let essentials = members
-        .iter()
-        .filter(|(name, _)| VIEW_MEMBERS.contains(name) || NATIVE_KEYS.contains(name))
-        .map(|(name, value)| (name.to_owned(), value.value()))
-        .collect();
+    let mut essentials = Map::new();
+    for (name, value) in members.iter() {
+        if VIEW_MEMBERS.contains(&name) || NATIVE_KEYS.contains(&name) {
+            essentials.insert(name.to_owned(), value.value());
+        }
+    }
     Some((essentials, session))
 }
 
