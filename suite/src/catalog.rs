@@ -222,9 +222,29 @@ impl ValueSet {
     /// assert_eq!(set.values_in(record.as_object().expect("an object")), ["pending", "x-acme-held"]);
     /// ```
     pub fn values_in<'v>(&self, record: &'v Map<String, Value>) -> Vec<&'v str> {
+        self.path().values_in(record)
+    }
+
+    /// Where the set's values are, read once to look in many records.
+    pub(crate) fn path(&self) -> MemberPath<'_> {
         let (head, path) = self.member.split_once('.').unwrap_or((&self.member, ""));
-        let steps: Vec<&str> = path.split('.').collect();
-        follow(heads(head, record), &steps)
+        MemberPath {
+            head,
+            steps: path.split('.').collect(),
+        }
+    }
+}
+
+/// A [`ValueSet::member`], read.
+pub(crate) struct MemberPath<'s> {
+    head: &'s str,
+    steps: Vec<&'s str>,
+}
+
+impl MemberPath<'_> {
+    /// The values at the path in `record`.
+    pub(crate) fn values_in<'v>(&self, record: &'v Map<String, Value>) -> Vec<&'v str> {
+        follow(heads(self.head, record), &self.steps)
     }
 }
 

@@ -655,17 +655,17 @@ pub fn merge_reports(reports: &[(String, RunReport)]) -> Result<RunReport, Merge
 /// judgement of the stream together: not done.
 pub fn rules_held(streams: &[&Stream], role: ProtocolRole) -> BTreeSet<String> {
     // Only the sets whose rule binds the role can count.
-    let sets: Vec<(&crate::catalog::ValueSet, &str)> = Catalog::embedded()
+    let sets: Vec<(crate::catalog::MemberPath<'_>, &str)> = Catalog::embedded()
         .value_sets()
         .iter()
-        .filter_map(|set| Some((set, set.rule.as_deref()?)))
+        .filter_map(|set| Some((set.path(), set.rule.as_deref()?)))
         .filter(|(_, rule)| binds(rule, role))
         .collect();
     let mut rules = BTreeSet::new();
     for stream in streams {
         for record in &stream.records {
-            for (set, rule) in &sets {
-                if !rules.contains(*rule) && !set.values_in(record).is_empty() {
+            for (path, rule) in &sets {
+                if !rules.contains(*rule) && !path.values_in(record).is_empty() {
                     rules.insert((*rule).to_owned());
                 }
             }
