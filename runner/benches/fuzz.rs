@@ -1,10 +1,11 @@
 //! `asr-ctk fuzz` against the reference adapter: streams a second through the persistent
 //! protocol (validator and reader roles) and in one-shot mode, and their ratio.
 //!
-//! `cargo bench -p asr-ctk --bench fuzz` runs the release `asr-ctk fuzz --adapter reference
-//! --jobs 2` (one job a core of the 2-core machine the figures in docs/fuzzing.md come from)
-//! several times for each setting and prints the median rate. Options after `--`: `--runs N`
-//! (default 3), `--jobs N` (default 2).
+//! `cargo bench -p asr-ctk --bench fuzz` runs the release `asr-ctk fuzz --adapter reference`
+//! several times for each setting and prints the median rate: the validator role with one
+//! job and with `--jobs N`, the reader role and one-shot mode with `--jobs N` (one job a core
+//! of the 2-core machine the figures in docs/fuzzing.md come from). Options after `--`:
+//! `--runs N` (default 3), `--jobs N` (default 2).
 
 use std::process::Command;
 use std::time::Instant;
@@ -20,12 +21,20 @@ fn main() {
     };
     let runs = number("--runs", 3);
     let jobs = number("--jobs", 2).to_string();
+    let one = "1".to_owned();
     let out = std::env::temp_dir().join(format!("asr-ctk-bench-fuzz-{}", std::process::id()));
     let mut rates = Vec::new();
-    for (label, role, iterations, extra) in [
-        ("persistent, validator", "validator", 20_000, &[][..]),
-        ("persistent, reader", "reader", 20_000, &[][..]),
-        ("one-shot, validator", "validator", 600, &["--oneshot"][..]),
+    for (label, role, jobs, iterations, extra) in [
+        ("persistent, validator", "validator", &jobs, 20_000, &[][..]),
+        ("persistent, reader", "reader", &jobs, 20_000, &[][..]),
+        (
+            "one-shot, validator",
+            "validator",
+            &jobs,
+            600,
+            &["--oneshot"][..],
+        ),
+        ("persistent, validator", "validator", &one, 20_000, &[][..]),
     ] {
         let mut samples = Vec::new();
         for run in 0..runs {
@@ -38,7 +47,7 @@ fn main() {
                     "--role",
                     role,
                     "--jobs",
-                    &jobs,
+                    jobs,
                 ])
                 .args(["--iterations", &iterations.to_string()])
                 .args(["--seed", &(run + 1).to_string(), "--out"])
