@@ -110,16 +110,12 @@ fn throughput(dir: &Path, name: &str, shape: Shape, runs: u64) {
     let mut parse = Vec::new();
     let mut validate = Vec::new();
     let mut validate_one = Vec::new();
-    let mut kit_parse = Vec::new();
-    let mut kit_schema = Vec::new();
     let mut read = Vec::new();
     for _ in 0..runs {
         read.push(time(|| read_file(&big)));
         parse.push(time(|| parse_only(&big)));
         validate.push(time(|| validate_file(&big)));
         validate_one.push(time(|| validate_file_with(&big, 1)));
-        kit_parse.push(time(|| kit_stages(&big, false)));
-        kit_schema.push(time(|| kit_stages(&big, true)));
     }
     // Each run times both back to back: the ratio of one run is the least disturbed by
     // whatever else the machine does, so the ratios quoted are medians over runs.
@@ -146,10 +142,12 @@ fn throughput(dir: &Path, name: &str, shape: Shape, runs: u64) {
         std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
     );
     let validate_one = median(&mut validate_one);
+    let ratio_one = median(&mut ratio_one);
     println!(
-        "validate on one thread:         median {validate_one:.3} s, {:.1} MB/s, {:.0}% of parse-only",
+        "validate on one thread:         median {validate_one:.3} s, {:.1} MB/s, {:.0}% of parse-only (time per byte {:.2}x the parse's)",
         size / validate_one,
-        100.0 * median(&mut ratio_one)
+        100.0 * ratio_one,
+        1.0 / ratio_one
     );
     let read = median(&mut read);
     println!(
@@ -157,14 +155,6 @@ fn throughput(dir: &Path, name: &str, shape: Shape, runs: u64) {
         size / read
     );
     println!("read / validate time: {:.2}", read / validate);
-    let kit_parse = median(&mut kit_parse);
-    let kit_schema = median(&mut kit_schema);
-    println!(
-        "where validation's time goes, on one thread: the kit's parse (duplicate names noticed) \
-         {kit_parse:.3} s, schemas {:.3} s, the rest (rule checks, findings) {:.3} s",
-        kit_schema - kit_parse,
-        validate_one - kit_schema
-    );
 }
 
 /// The third shape: the converted sessions of the source fixtures, on one thread.
@@ -284,23 +274,6 @@ fn parse_only(path: &Path) -> usize {
 }
 
 /// The first stages of validation alone: the kit's parse, and optionally the schemas.
-fn kit_stages(path: &Path, schemas: bool) -> usize {
-    let file = BufReader::with_capacity(256 << 10, File::open(path).expect("open"));
-    let mut lines = LineReader::new(file, usize::MAX);
-    let compiled = asr_suite::schema::Schemas::embedded();
-    let mut count = 0;
-    while let Some(line) = lines.next_line().expect("read") {
-        if let Line::Text { bytes, .. } = line {
-            let parsed = asr_suite::json::parse(bytes).expect("valid JSON");
-            if schemas {
-                assert!(compiled.check(&parsed.value).is_empty());
-            }
-            count += usize::from(parsed.value.is_object());
-        }
-    }
-    count
-}
-
 fn read_file(path: &Path) -> usize {
     let outcome =
         asr_suite::reading::read_stream(File::open(path).expect("open"), usize::MAX).expect("read");
