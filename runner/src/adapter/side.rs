@@ -15,8 +15,15 @@ use std::path::Path;
 pub struct Sent {
     /// Its number among the requests sent to that process.
     number: u64,
-    /// Which start of the adapter it was sent to.
+    /// Which start of the adapter it was sent to; 0 when the process did not take it.
     start: u64,
+}
+
+impl Sent {
+    /// The process took it: no case sent after it need wait for a new one.
+    pub fn taken(&self) -> bool {
+        self.start != 0
+    }
 }
 
 /// What an adapter answered to a case.
@@ -79,19 +86,23 @@ impl Side {
 
     /// Sends a case to a [`pipelined`](Side::pipelined) adapter without waiting for its
     /// answer, restarting the adapter first when a fault ended it; [`Side::receive`] waits
-    /// for it, cases in the order they were sent.
+    /// for it, cases in the order they were sent. A case the process did not take (it had
+    /// ended) is asked again, alone, at its turn: the fault is the case's it was answering
+    /// when it ended.
     pub fn send(&mut self, request: &CaseRequest, talk: Talk<'_>) -> Result<Sent, String> {
         let running = self.running(talk)?;
-        match running.send_case(request, talk) {
-            Ok(number) => Ok(Sent {
+        if let Ok(number) = running.send_case(request, talk) {
+            return Ok(Sent {
                 number,
                 start: self.starts,
-            }),
-            Err(fault) => {
-                self.running = None;
-                Err(fault.to_string())
-            }
+            });
         }
+        // The process stays: the answers it wrote to the cases before are still read, and
+        // the fault shows at the case it was answering.
+        Ok(Sent {
+            number: 0,
+            start: 0,
+        })
     }
 
     /// The answer to a case sent with [`Side::send`]. When the process it was sent to has

@@ -11,6 +11,7 @@ read, and every reply of the reference back, so it answers what the reference an
 - PROXY_EXIT_ONCE=path: on the 5th case of a process, when the file does not exist yet,
   creates it and exits with status 3, the cases it read after that one unanswered: the
   first process alone crashes, once.
+- PROXY_HANG_ONCE=path: the same, but it sleeps forever instead of exiting (a hang).
 
 Python 3.11 standard library only.
 """
@@ -20,6 +21,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 
 lock = threading.Lock()
 unanswered = 0
@@ -48,6 +50,7 @@ def main():
     relaying.start()
     log = os.environ.get("PROXY_LOG")
     once = os.environ.get("PROXY_EXIT_ONCE")
+    hang = os.environ.get("PROXY_HANG_ONCE")
     cases = 0
     for line in sys.stdin.buffer:
         request = json.loads(line)
@@ -56,6 +59,10 @@ def main():
             if once and cases == 5 and not os.path.exists(once):
                 open(once, "w").close()
                 os._exit(3)
+            if hang and cases == 5 and not os.path.exists(hang):
+                open(hang, "w").close()
+                while True:
+                    time.sleep(3600)
             with lock:
                 unanswered += 1
                 waiting = unanswered

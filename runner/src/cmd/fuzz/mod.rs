@@ -407,99 +407,133 @@ fn fuzz_job(
     let role = args.stream_role();
     let depth = if target.pipelined() { PIPELINE } else { 1 };
     let outcome = (|| {
+        // The cases sent and not yet settled, oldest first: a pipelined adapter is sent the
+        // next case as soon as one is answered, so that it never waits for the kit.
+        let mut window: std::collections::VecDeque<InFlight> = std::collections::VecDeque::new();
+        let mut sent = 0usize;
+        let mut exhausted = false;
+        // No case is sent until those in flight are settled: after a fault (the cases sent
+        // to the process that ended are asked again, alone, of the next), or a refusal.
+        let mut draining = false;
         loop {
-            let mut batch: Vec<InFlight> = Vec::with_capacity(depth);
-            while batch.len() < depth {
+            draining &= !window.is_empty();
+            while !draining && !exhausted && window.len() < depth {
                 let Some(iteration) = next_iteration(args, &shared.next, &shared.failure, deadline)
                 else {
+                    exhausted = true;
                     break;
                 };
                 // One-shot mode runs one stream a process: no families.
                 let (streams, subject) = subject_of(args.seed, iteration, role, !args.oneshot)?;
                 let bytes: Vec<Vec<u8>> = streams.iter().map(|(_, s)| s.to_bytes()).collect();
-                let sent: Option<Vec<_>> = (depth > 1).then(|| {
+                // A slot's files are rewritten only once the case before in it is settled.
+                let slot = sent % depth;
+                sent += 1;
+                let requests: Option<Vec<_>> = (depth > 1).then(|| {
                     (0..target.sides.len())
                         .map(|at| {
-                            let slot = (at, batch.len());
-                            target.send(slot, &streams, &bytes, &subject, role, stream_path, talk)
+                            target.send(
+                                (at, slot),
+                                &streams,
+                                &bytes,
+                                &subject,
+                                role,
+                                stream_path,
+                                talk,
+                            )
                         })
                         .collect()
                 });
-                // An adapter that took no more is not sent more: the cases sent to it are
-                // asked again, alone, of the one started in its place.
-                let refused = sent.iter().flatten().any(Result::is_err);
-                batch.push(InFlight {
+                draining |= requests.iter().flatten().any(|sent| {
+                    sent.as_ref().is_ok_and(|(_, sent)| !sent.taken()) || sent.is_err()
+                });
+                window.push_back(InFlight {
                     iteration,
                     streams,
                     subject,
                     bytes,
-                    sent,
+                    sent: requests,
+                    answers: None,
                 });
-                if refused {
-                    break;
+            }
+            let Some(mut case) = window.pop_front() else {
+                return Ok(());
+            };
+            let judged = match case
+                .answers
+                .take()
+                .or_else(|| case.receive(&mut target, talk))
+            {
+                None => judge_all(
+                    &mut target,
+                    who,
+                    &case.streams,
+                    &case.bytes,
+                    &case.subject,
+                    role,
+                    stream_path,
+                    talk,
+                ),
+                Some(answers) => {
+                    draining |= answers.iter().any(Result::is_err);
+                    judge_answers(who, answers, &case.bytes, &case.subject, role)
+                }
+            };
+            if judged.as_ref().is_some_and(|found| !found.is_empty()) {
+                // Shrinking asks one case at a time: the cases in flight are answered first.
+                for later in &mut window {
+                    if later.answers.is_none() {
+                        later.answers = later.receive(&mut target, talk);
+                    }
                 }
             }
-            if batch.is_empty() {
-                return Ok(());
-            }
-            // Every answer of the batch before any shrinking, which asks one case at a time.
-            let judged: Vec<Option<Vec<Found>>> = batch
-                .iter()
-                .map(|case| match &case.sent {
-                    None => judge_all(
-                        &mut target,
-                        who,
-                        &case.streams,
-                        &case.bytes,
-                        &case.subject,
-                        role,
-                        stream_path,
-                        talk,
-                    ),
-                    Some(sent) => {
-                        let answers = sent
-                            .iter()
-                            .enumerate()
-                            .map(|(at, sent)| match sent {
-                                Ok((request, sent)) => target.receive(at, (request, *sent), talk),
-                                Err(fault) => Err(fault.clone()),
-                            })
-                            .collect();
-                        judge_answers(who, answers, &case.bytes, &case.subject, role)
-                    }
-                })
-                .collect();
-            for (case, judged) in batch.into_iter().zip(judged) {
-                let InFlight {
-                    iteration,
-                    streams,
-                    subject,
-                    ..
-                } = case;
-                settle(
-                    args,
-                    (&mut target, who),
-                    talk,
-                    shared,
-                    stream_path,
-                    (iteration, streams, subject),
-                    judged,
-                )?;
-            }
+            let InFlight {
+                iteration,
+                streams,
+                subject,
+                ..
+            } = case;
+            settle(
+                args,
+                (&mut target, who),
+                talk,
+                shared,
+                stream_path,
+                (iteration, streams, subject),
+                judged,
+            )?;
         }
     })();
     target.stop();
     outcome
 }
 
-/// A case of a batch: sent ahead to every implementation (each its request, or why it could
-/// not be sent) when they are pipelined, else to be asked when its turn comes.
+/// A case of a job: sent ahead to every implementation (each its request, or why it could not
+/// be sent) when they are pipelined, else to be asked when its turn comes; and their answers,
+/// once taken.
 struct InFlight {
     iteration: u64,
     streams: Streams,
     subject: Subject,
     bytes: Vec<Vec<u8>>,
     sent: Option<Vec<Result<(CaseRequest, Sent), String>>>,
+    answers: Option<Vec<AnswerOf>>,
+}
+
+impl InFlight {
+    /// The answer of each implementation it was sent to; `None` when it was not sent ahead.
+    fn receive(&self, target: &mut Target, talk: Talk<'_>) -> Option<Vec<AnswerOf>> {
+        let sent = self.sent.as_ref()?;
+        Some(
+            sent.iter()
+                .enumerate()
+                .map(|(at, sent)| match sent {
+                    Ok((request, sent)) => target.receive(at, (request, *sent), talk),
+                    Err(fault) => Err(fault.clone()),
+                })
+                .collect(),
+        )
+    }
 }
 
 /// Cases sent to a pipelined adapter before the first is answered.
