@@ -158,11 +158,19 @@ pub enum CheckError {
 
 /// Checks a whole stream from a reader.
 pub fn check_reader<R: Read>(
-    reader: R,
+    mut reader: R,
     options: &CheckOptions,
 ) -> Result<StreamReport, CheckError> {
+    // Most streams of an archive are small: one that ends within the first read is checked
+    // from memory, with no buffer of its own and no batch.
+    let mut head = Vec::new();
+    let limit = crate::lines::READ_BUFFER as u64;
+    (&mut reader).take(limit).read_to_end(&mut head)?;
+    if (head.len() as u64) < limit {
+        return Ok(check_bytes(&head, options));
+    }
     let lines = LineReader::new(
-        BufReader::with_capacity(crate::lines::READ_BUFFER, reader),
+        BufReader::with_capacity(crate::lines::READ_BUFFER, io::Cursor::new(head).chain(reader)),
         options.max_line_bytes,
     );
     let mut checker = Checker::new(options.clone());

@@ -655,20 +655,23 @@ pub fn merge_reports(reports: &[(String, RunReport)]) -> Result<RunReport, Merge
 /// judgement of the stream together: not done.
 pub fn rules_held(streams: &[&Stream], role: ProtocolRole) -> BTreeSet<String> {
     // Only the sets whose rule binds the role can count.
-    let sets: Vec<(crate::catalog::MemberPath<'_>, &str)> = Catalog::embedded()
-        .value_sets()
+    let sets = value_set_paths()
         .iter()
-        .filter_map(|set| Some((set.path(), set.rule.as_deref()?)))
-        .filter(|(_, rule)| binds(rule, role))
-        .collect();
+        .filter(|(_, rule)| binds(rule, role));
     let mut rules = BTreeSet::new();
     for stream in streams {
         for record in &stream.records {
-            for (path, rule) in &sets {
+            for (path, rule) in sets.clone() {
                 if !rules.contains(*rule) && !path.values_in(record).is_empty() {
                     rules.insert((*rule).to_owned());
                 }
             }
+        }
+        // A validator checks a stream's members, not a reading of it: its valid streams hold
+        // the rules of the value sets alone (and reading them costs as much as generating,
+        // checking and judging them together).
+        if role == ProtocolRole::Validator {
+            continue;
         }
         // The rules the reading's members can come from that bind the role: once the stream
         // is found to hold each, no member need be looked at.
@@ -677,10 +680,7 @@ pub fn rules_held(streams: &[&Stream], role: ProtocolRole) -> BTreeSet<String> {
             .map(String::as_str)
             .filter(|rule| binds(rule, role))
             .collect();
-        // A validator checks a stream's members, not a reading of it: its valid streams hold
-        // the rules of the value sets alone (and reading them costs as much as generating,
-        // checking and judging them together).
-        if role != ProtocolRole::Validator && readable.iter().any(|rule| !rules.contains(*rule)) {
+        if readable.iter().any(|rule| !rules.contains(*rule)) {
             let bytes = stream.to_bytes();
             let kinds = crate::judge::members::Kinds::of_stream(&bytes);
             let outcome = crate::reading::read_bytes(&bytes);
@@ -700,6 +700,19 @@ pub fn rules_held(streams: &[&Stream], role: ProtocolRole) -> BTreeSet<String> {
     }
     rules.retain(|rule| binds(rule, role));
     rules
+}
+
+/// The path of each value set of the catalog that has a rule, with the rule, read once.
+fn value_set_paths() -> &'static [(crate::catalog::MemberPath<'static>, &'static str)] {
+    static PATHS: std::sync::OnceLock<Vec<(crate::catalog::MemberPath<'static>, &'static str)>> =
+        std::sync::OnceLock::new();
+    PATHS.get_or_init(|| {
+        Catalog::embedded()
+            .value_sets()
+            .iter()
+            .filter_map(|set| Some((set.path(), set.rule.as_deref()?)))
+            .collect()
+    })
 }
 
 /// Every rule the reading schema gives a member (`x-asr-rule`, `x-asr-rule-by-kind`).
