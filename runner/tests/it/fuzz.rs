@@ -12,6 +12,14 @@ fn example(name: &str) -> String {
     )
 }
 
+/// The command of an adapter of `tests/adapters/`.
+fn test_adapter(script: &str) -> String {
+    format!(
+        "python3 {}",
+        crate::helpers::adapters().join(script).display()
+    )
+}
+
 /// Runs `asr-ctk fuzz` and returns its exit code and stdout.
 fn fuzz(adapter: &str, role: &str, iterations: u64, out: &Path) -> (Option<i32>, String) {
     let output = asr_ctk(&[
@@ -157,12 +165,7 @@ fn each_wrong_reader_is_found_under_the_rule_it_breaks() {
 #[test]
 fn an_adapter_that_hangs_is_a_fault_and_the_run_ends() {
     let out = scratch("fuzz-hangs");
-    let adapter = format!(
-        "python3 {}",
-        crate::helpers::adapters()
-            .join("hangs_on_one_case.py")
-            .display()
-    );
+    let adapter = test_adapter("hangs_on_one_case.py");
     let started = std::time::Instant::now();
     let output = crate::helpers::Kit::new(&[
         "fuzz",
@@ -390,12 +393,7 @@ fn a_one_shot_adapter_is_fuzzed_a_process_a_stream() {
 fn a_validator_is_asked_about_a_parent_and_its_child_together() {
     let out = scratch("fuzz-family");
     let requests = out.join("requests.jsonl");
-    let adapter = format!(
-        "python3 {}",
-        crate::helpers::adapters()
-            .join("records_requests.py")
-            .display()
-    );
+    let adapter = test_adapter("records_requests.py");
     let output = crate::helpers::Kit::new(&[
         "fuzz",
         "--adapter",
@@ -472,12 +470,7 @@ fn jobs_out_of_range_are_refused_before_anything_starts() {
 /// and the campaign of the report.
 fn through_proxy(name: &str, env: &[(&str, &str)]) -> (Option<i32>, String, serde_json::Value) {
     let out = scratch(name);
-    let adapter = format!(
-        "python3 {} {BIN}",
-        crate::helpers::adapters()
-            .join("pipelined_proxy.py")
-            .display()
-    );
+    let adapter = format!("{} {BIN}", test_adapter("pipelined_proxy.py"));
     let output = crate::helpers::Kit::new(&[
         "fuzz",
         "--adapter",

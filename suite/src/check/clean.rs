@@ -176,69 +176,69 @@ mod tests {
         (fast, full)
     }
 
-    /// How many lines of `bytes` the fast path takes, of how many.
-    fn taken(bytes: &[u8]) -> (usize, usize) {
-        let schemas = Schemas::embedded();
-        let lines: Vec<&[u8]> = crate::lines::split(bytes).bytes().collect();
-        let clean = lines.iter().filter(|l| clean(l, schemas).is_some()).count();
-        (clean, lines.len())
+    /// Streams checked on both paths: where the reports differ, and how many lines the
+    /// fast path took, of how many.
+    #[derive(Default)]
+    struct Compared {
+        differ: Vec<String>,
+        clean: usize,
+        lines: usize,
+    }
+
+    impl Compared {
+        fn stream(&mut self, name: &str, bytes: &[u8]) {
+            let (fast, full) = both(bytes);
+            if fast != full {
+                self.differ
+                    .push(format!("{name}:\n  fast {fast}\n  full {full}"));
+            }
+            let schemas = Schemas::embedded();
+            for line in crate::lines::split(bytes).bytes() {
+                self.lines += 1;
+                self.clean += usize::from(clean(line, schemas).is_some());
+            }
+        }
+
+        /// No report differs, and the fast path took most lines: one that took none would
+        /// compare nothing.
+        fn assert_same(&self) {
+            assert!(self.differ.is_empty(), "{}", self.differ.join("\n"));
+            assert!(
+                self.clean * 2 > self.lines,
+                "{} of {} lines clean",
+                self.clean,
+                self.lines
+            );
+        }
     }
 
     #[test]
     fn every_corpus_stream_reports_the_same_with_the_fast_path() {
-        let mut lines = (0, 0);
-        let mut differ = Vec::new();
+        let mut compared = Compared::default();
         for path in crate::check::record::agreement::corpus_streams() {
             let bytes = std::fs::read(&path).expect("a stream");
-            let (fast, full) = both(&bytes);
-            if fast != full {
-                differ.push(format!("{}:\n  fast {fast}\n  full {full}", path.display()));
-            }
-            let (clean, all) = taken(&bytes);
-            lines = (lines.0 + clean, lines.1 + all);
+            compared.stream(&path.display().to_string(), &bytes);
         }
-        assert!(differ.is_empty(), "{}", differ.join("\n"));
-        // The corpus is mostly negative cases, each line of them mostly clean: a fast path
-        // that took no line would compare nothing.
-        assert!(
-            lines.0 * 2 > lines.1,
-            "{} of {} lines clean",
-            lines.0,
-            lines.1
-        );
+        // The corpus is mostly negative cases, each line of them mostly clean.
+        compared.assert_same();
     }
 
     #[test]
     fn generated_and_broken_streams_report_the_same_with_the_fast_path() {
-        let mut differ = Vec::new();
-        let mut lines = (0, 0);
+        let mut compared = Compared::default();
         for seed in 0..300u64 {
             let data = seeded_bytes(seed, 8000);
             let mut u = Unstructured::new(&data);
             let Ok(valid) = stream(&mut u, &Config::default()) else {
                 continue;
             };
+            compared.stream(&format!("seed {seed}"), &valid.to_bytes());
             let mutator = &mutators()[usize::try_from(seed).unwrap_or(0) % mutators().len()];
-            let mut streams = vec![valid.to_bytes()];
             if let Ok(mutation) = mutator.apply(&valid, &mut u) {
-                streams.push(mutation.stream.to_bytes());
-            }
-            for bytes in streams {
-                let (fast, full) = both(&bytes);
-                if fast != full {
-                    differ.push(format!("seed {seed}:\n  fast {fast}\n  full {full}"));
-                }
-                let (clean, all) = taken(&bytes);
-                lines = (lines.0 + clean, lines.1 + all);
+                compared.stream(&format!("seed {seed}, broken"), &mutation.stream.to_bytes());
             }
         }
-        assert!(differ.is_empty(), "{}", differ.join("\n"));
-        assert!(
-            lines.0 * 2 > lines.1,
-            "{} of {} lines clean",
-            lines.0,
-            lines.1
-        );
+        compared.assert_same();
     }
 
     /// Each condition under which the checks within a record report holds the line off the

@@ -170,7 +170,10 @@ pub fn check_reader<R: Read>(
         return Ok(check_bytes(&head, options));
     }
     let lines = LineReader::new(
-        BufReader::with_capacity(crate::lines::READ_BUFFER, io::Cursor::new(head).chain(reader)),
+        BufReader::with_capacity(
+            crate::lines::READ_BUFFER,
+            io::Cursor::new(head).chain(reader),
+        ),
         options.max_line_bytes,
     );
     let mut checker = Checker::new(options.clone());

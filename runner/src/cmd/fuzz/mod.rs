@@ -1096,11 +1096,16 @@ impl Target {
         talk: Talk<'_>,
     ) -> Result<(CaseRequest, Sent), String> {
         let request = self.request((at_side, slot), streams, bytes, subject, role, base)?;
-        let Driver::Persistent(side) = &mut self.sides[at_side] else {
-            return Err("only a persistent adapter is sent cases ahead".into());
-        };
-        let sent = side.send(&request, talk)?;
+        let sent = self.persistent(at_side)?.send(&request, talk)?;
         Ok((request, sent))
+    }
+
+    /// The implementation `at_side`, which cases are sent ahead to.
+    fn persistent(&mut self, at_side: usize) -> Result<&mut Side, String> {
+        match &mut self.sides[at_side] {
+            Driver::Persistent(side) => Ok(side),
+            Driver::OneShot(_) => Err("only a persistent adapter is sent cases ahead".into()),
+        }
     }
 
     /// The answer to a case [`Target::send`] sent.
@@ -1110,10 +1115,7 @@ impl Target {
         (request, sent): (&CaseRequest, Sent),
         talk: Talk<'_>,
     ) -> AnswerOf {
-        let Driver::Persistent(side) = &mut self.sides[at_side] else {
-            return Err("only a persistent adapter is sent cases ahead".into());
-        };
-        let answer = side.receive(request, sent, talk)?;
+        let answer = self.persistent(at_side)?.receive(request, sent, talk)?;
         streams_of(answer, request.streams.len())
     }
 
