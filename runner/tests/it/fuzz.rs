@@ -565,3 +565,48 @@ fn a_fault_with_cases_in_flight_is_charged_to_one_case() {
         assert!(text.contains(said), "{setting}: {text}");
     }
 }
+
+/// An interrupt while a pipelined adapter hangs with cases in flight: the run ends with the
+/// report of the cases settled before it, and no case in flight is charged a fault.
+#[test]
+fn an_interrupt_with_cases_in_flight_charges_none_of_them() {
+    let out = scratch("fuzz-pipelined-interrupt");
+    let mark = out.join("hung");
+    let adapter = format!("{} {BIN}", test_adapter("pipelined_proxy.py"));
+    let child = std::process::Command::new(BIN)
+        .args([
+            "fuzz",
+            "--adapter",
+            &adapter,
+            "--iterations",
+            "64",
+            "--seed",
+            "1",
+        ])
+        .args(["--timeout", "60", "--out"])
+        .arg(out.join("out"))
+        .env("PROXY_PIPELINED", "1")
+        .env("PROXY_HANG_ONCE", &mark)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the kit starts");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !mark.exists() {
+        assert!(std::time::Instant::now() < deadline, "the proxy never hung");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // The four cases before are answered, the fifth waited for.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid"));
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).expect("signal sent");
+    let output = child.wait_with_output().expect("the kit ends");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(130), "{text}");
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("out/report.json")).expect("the report"))
+            .expect("JSON");
+    let campaign = &report["campaign"];
+    assert_eq!(campaign["disagreed"], 0, "{campaign}");
+    assert_eq!(campaign["iterations"], 4, "{campaign}");
+}

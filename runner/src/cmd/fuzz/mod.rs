@@ -459,6 +459,11 @@ fn fuzz_job(
             let Some(mut case) = window.pop_front() else {
                 return Ok(());
             };
+            // A case whose answer an interrupt cut short is not judged: the fault would be the
+            // interrupt's, charged to it (and to each case in flight).
+            if supervise::interrupted() {
+                return Ok(());
+            }
             let judged = match case
                 .answers
                 .take()
@@ -486,6 +491,9 @@ fn fuzz_job(
                         later.answers = later.receive(&mut target, talk);
                     }
                 }
+            }
+            if supervise::interrupted() {
+                return Ok(());
             }
             let InFlight {
                 iteration,
