@@ -8,10 +8,10 @@
 
 use jsonschema::json::{Array, Json, Node as SchemaNode, NodeIdentity, Object};
 use jsonschema::types::JsonType;
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
-use std::fmt;
+
+mod read;
 
 /// One line, parsed.
 pub(crate) struct Doc<'a> {
@@ -33,10 +33,7 @@ impl<'a> Doc<'a> {
     /// The line's value, when it is JSON with no member name twice in an object (and no
     /// deeper than serde_json's own limit); else `None`.
     pub(crate) fn parse(text: &'a [u8]) -> Option<Doc<'a>> {
-        let mut nodes = Vec::with_capacity(text.len() / 8);
-        let mut de = serde_json::Deserializer::from_slice(text);
-        Fill { nodes: &mut nodes }.deserialize(&mut de).ok()?;
-        de.end().ok()?;
+        let nodes = read::read(text)?;
         u32::try_from(nodes.len()).ok()?;
         Some(Doc { nodes })
     }
@@ -236,107 +233,6 @@ impl<'d> Iterator for ElementIter<'d> {
     }
 }
 
-/// Fills the tape with one value and what it holds.
-struct Fill<'t, 'a> {
-    nodes: &'t mut Vec<Item<'a>>,
-}
-
-impl<'de> DeserializeSeed<'de> for Fill<'_, 'de> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Fill<'_, 'de> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_unit<E>(self) -> Result<(), E> {
-        self.nodes.push(Item::Null);
-        Ok(())
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<(), E> {
-        self.nodes.push(Item::Bool(v));
-        Ok(())
-    }
-
-    fn visit_u64<E>(self, v: u64) -> Result<(), E> {
-        self.nodes.push(Item::Number(v.into()));
-        Ok(())
-    }
-
-    fn visit_i64<E>(self, v: i64) -> Result<(), E> {
-        self.nodes.push(Item::Number(v.into()));
-        Ok(())
-    }
-
-    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<(), E> {
-        // serde_json reads no number that is not finite: a line with one is not read here.
-        let number = Number::from_f64(v).ok_or_else(|| E::custom("not a finite number"))?;
-        self.nodes.push(Item::Number(number));
-        Ok(())
-    }
-
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<(), E> {
-        self.nodes.push(Item::String(Cow::Borrowed(v)));
-        Ok(())
-    }
-
-    fn visit_str<E>(self, v: &str) -> Result<(), E> {
-        self.nodes.push(Item::String(Cow::Owned(v.to_owned())));
-        Ok(())
-    }
-
-    fn visit_string<E>(self, v: String) -> Result<(), E> {
-        self.nodes.push(Item::String(Cow::Owned(v)));
-        Ok(())
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let start = self.nodes.len();
-        self.nodes.push(Item::Array { end: 0, len: 0 });
-        let mut len = 0u32;
-        while seq.next_element_seed(Fill { nodes: self.nodes })?.is_some() {
-            len += 1;
-        }
-        let end = index(self.nodes.len())?;
-        self.nodes[start] = Item::Array { end, len };
-        Ok(())
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        use serde::de::Error;
-        let start = self.nodes.len();
-        self.nodes.push(Item::Object { end: 0, len: 0 });
-        let mut len = 0u32;
-        while map.next_key_seed(Fill { nodes: self.nodes })?.is_some() {
-            map.next_value_seed(Fill { nodes: self.nodes })?;
-            len += 1;
-        }
-        let end = index(self.nodes.len())?;
-        self.nodes[start] = Item::Object { end, len };
-        let members = Members {
-            node: Node {
-                nodes: self.nodes,
-                at: index(start)?,
-            },
-            end,
-            len,
-        };
-        if twice(members) {
-            // A Value keeps the last of a name; the full path reads it so, and says so.
-            return Err(A::Error::custom("a member name twice"));
-        }
-        Ok(())
-    }
-}
-
 /// Whether a member name appears twice in the object.
 fn twice(members: Members<'_>) -> bool {
     // Small objects are the most: compared pair by pair, with nothing allocated.
@@ -353,10 +249,6 @@ fn twice(members: Members<'_>) -> bool {
     let mut names: Vec<&str> = members.iter().map(|(name, _)| name).collect();
     names.sort_unstable();
     names.windows(2).any(|pair| pair[0] == pair[1])
-}
-
-fn index<E: serde::de::Error>(at: usize) -> Result<u32, E> {
-    u32::try_from(at).map_err(|_| E::custom("a line of more than 2^32 values"))
 }
 
 /// The tape as `jsonschema` reads it.
@@ -522,5 +414,91 @@ mod tests {
         }
         let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
         assert!(Doc::parse(deep.as_bytes()).is_none());
+    }
+
+    #[test]
+    fn it_reads_what_serde_json_reads_as_serde_json_reads_it() {
+        let mut lines: Vec<Vec<u8>> = Vec::new();
+        for path in crate::check::corpus_streams() {
+            let bytes = std::fs::read(&path).expect("a corpus stream");
+            lines.extend(bytes.split(|&b| b == b'\n').map(<[u8]>::to_vec));
+        }
+        for line in [
+            r#"{"a":"\ud83d\ude00 \u00e9\u0000\"\\\/\b\f\n\r\t","b":"é日本"}"#,
+            r#" { "a" : [ 1 , -2 , 0 , -0 , 1.5 , -1e5 , 2E+3 , 3e-2 , 1.0 ] } "#,
+            "[18446744073709551615,18446744073709551616,-9223372036854775808,123456789012345678]",
+            "[-123456789012345678,-1234567890123456789,99999999999999999999999]",
+            "{\"a\":\"0123456789abcdef0123456789abcdef\\u0041\",\"\":{}}\r",
+            r#"[true,false,null,[],{},[[]],"",""]"#,
+        ] {
+            lines.push(line.as_bytes().to_vec());
+        }
+        let deep = format!("{}{}", "[".repeat(127), "]".repeat(127));
+        lines.push(deep.into_bytes());
+        let plain = lines.len();
+        // Each line again, broken in one place (a byte replaced, a byte removed, cut short),
+        // at places a pseudo-random sequence picks.
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move |below: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            usize::try_from(seed % (below.max(1) as u64)).expect("small")
+        };
+        let odd = b"\"\\{}[],:0-.eE+ \t\x01\x1fu\xc3\xff\xe2tfn/";
+        let mut broken_lines = Vec::new();
+        for line in &lines {
+            for _ in 0..4 {
+                if line.is_empty() {
+                    break;
+                }
+                let mut broken = line.clone();
+                let at = next(line.len());
+                match next(3) {
+                    0 => broken[at] = odd[next(odd.len())],
+                    1 => {
+                        broken.remove(at);
+                    }
+                    _ => broken.truncate(at),
+                }
+                broken_lines.push(broken);
+            }
+        }
+        lines.append(&mut broken_lines);
+        let mut read = 0;
+        let mut accepted = 0;
+        for (n, line) in lines.iter().enumerate() {
+            let ours = Doc::parse(line).map(|doc| doc.root().value());
+            // The full path's reading: serde_json's, to any depth, names twice noted.
+            let theirs = crate::json::parse(line).ok();
+            let shown = String::from_utf8_lossy(line);
+            if let Some(ours) = &ours {
+                let theirs = theirs
+                    .as_ref()
+                    .expect("the full path reads what the tape reads");
+                assert!(theirs.duplicates.is_empty(), "{shown}");
+                assert_eq!(ours, &theirs.value, "{shown}");
+                read += 1;
+            }
+            if let Some(theirs) = theirs.filter(|_| n < plain) {
+                accepted += 1;
+                let plainly = theirs.duplicates.is_empty() && depth(&theirs.value) <= 128;
+                assert!(
+                    ours.is_some() || !plainly,
+                    "the full path reads it plainly and the tape does not: {shown}"
+                );
+            }
+        }
+        assert!(read > plain / 2, "{read} of {} lines read", lines.len());
+        assert!(accepted > plain / 2);
+    }
+
+    /// How deeply arrays and objects nest in the value.
+    fn depth(value: &Value) -> usize {
+        match value {
+            Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+            Value::Object(members) => 1 + members.values().map(depth).max().unwrap_or(0),
+            _ => 0,
+        }
     }
 }

@@ -15,6 +15,9 @@ mod record;
 mod related;
 mod sink;
 
+#[cfg(test)]
+pub(crate) use record::agreement::corpus_streams;
+
 use crate::diagnostic::{Diagnostic, Severity, is_inferred_rule};
 use crate::json::{self, Failure};
 use crate::lines::{Line, LineReader};

@@ -654,15 +654,20 @@ pub fn merge_reports(reports: &[(String, RunReport)]) -> Result<RunReport, Merge
 /// a copy of the stream for each of the mutators, several times the generation and the
 /// judgement of the stream together: not done.
 pub fn rules_held(streams: &[&Stream], role: ProtocolRole) -> BTreeSet<String> {
-    // Only the sets whose rule binds the role can count.
-    let sets = value_set_paths()
+    // Only the sets whose rule binds the role can count; a set found held is not looked
+    // for again, and a set is looked for only in the records its path can start from.
+    let sets: Vec<&(crate::catalog::MemberPath<'static>, &str)> = value_set_paths()
         .iter()
-        .filter(|(_, rule)| binds(rule, role));
+        .filter(|(_, rule)| binds(rule, role))
+        .collect();
+    let mut held = vec![false; sets.len()];
     let mut rules = BTreeSet::new();
     for stream in streams {
         for record in &stream.records {
-            for (path, rule) in sets.clone() {
-                if !rules.contains(*rule) && !path.values_in(record).is_empty() {
+            let kind = record.get("type").and_then(serde_json::Value::as_str);
+            for (k, (path, rule)) in sets.iter().enumerate() {
+                if !held[k] && path.starts_in(kind) && !path.values_in(record).is_empty() {
+                    held[k] = true;
                     rules.insert((*rule).to_owned());
                 }
             }
