@@ -249,6 +249,7 @@ impl MemberPath<'_> {
 
     /// Whether the path can reach a value in a record of type `kind`: it starts at parts
     /// (which any record may hold), at any record, or at records of that type.
+    #[cfg(any(test, feature = "fuzz"))]
     pub(crate) fn starts_in(&self, kind: Option<&str>) -> bool {
         self.head == "*" || self.head.starts_with("part(") || Some(self.head) == kind
     }
