@@ -112,11 +112,14 @@ impl SessionRef<'_> {
             if n > 0 {
                 out.push(':');
             }
+            // Most ids hold nothing escaped and nothing to escape: they are their spelling.
+            if plain(part, true) {
+                out.push_str(part);
+                continue;
+            }
             let octets = percent_decode(part);
             for chunk in octets.utf8_chunks() {
-                for c in chunk.valid().chars() {
-                    push_escaped(&mut out, c, true);
-                }
+                escape_into(&mut out, chunk.valid(), true);
                 for octet in chunk.invalid() {
                     let _ = write!(out, "%{octet:02X}");
                 }
@@ -263,14 +266,61 @@ pub fn own_session_ref(agent: &str, namespace: Option<&str>, session_id: &str) -
 }
 
 fn escape_into(out: &mut String, text: &str, colon: bool) {
+    if plain(text, colon) {
+        out.push_str(text);
+        return;
+    }
     for c in text.chars() {
         push_escaped(out, c, colon);
     }
 }
 
+/// Whether `text` is all printable ASCII that [`push_escaped`] writes as it is (so `%`
+/// escapes nothing in it). A `false` only sends it the long way.
+fn plain(text: &str, colon: bool) -> bool {
+    text.bytes()
+        .all(|b| (0x20..0x7f).contains(&b) && b != b'%' && b != b'#' && !(colon && b == b':'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_plain_text_is_written_as_each_character_would_be() {
+        let texts = [
+            "",
+            "abc",
+            "a:b",
+            "a%b",
+            "a#b",
+            "a b",
+            "a\u{7f}",
+            "a\tb",
+            "\u{85}x",
+            "été",
+            "~!$&'()*+,;=@[]",
+            "\u{1f}",
+            "0123456789-._",
+        ];
+        for text in texts {
+            for colon in [false, true] {
+                let mut slow = String::new();
+                for c in text.chars() {
+                    push_escaped(&mut slow, c, colon);
+                }
+                let mut fast = String::new();
+                escape_into(&mut fast, text, colon);
+                assert_eq!(fast, slow, "{text:?} colon {colon}");
+                // Plain only says so of what is surely written as it is.
+                assert!(
+                    !plain(text, colon) || slow == text,
+                    "{text:?} colon {colon}"
+                );
+            }
+        }
+        assert!(plain("a:b", false) && !plain("a:b", true) && plain("~!$&'()*+,;=@[]", true));
+    }
 
     #[test]
     fn refs_are_ids_or_native_ids() {

@@ -45,10 +45,30 @@ pub(crate) fn clean(bytes: &[u8], schemas: &Schemas) -> Option<(Map<String, Valu
     let mut essentials = Map::new();
     for (name, value) in members.iter() {
         if VIEW_MEMBERS.contains(&name) || NATIVE_KEYS.contains(&name) {
-            essentials.insert(name.to_owned(), value.value());
+            essentials.insert(name.to_owned(), essential(name, value));
         }
     }
     Some((essentials, session))
+}
+
+/// A member as the checks across records read it: of the header's `agent` its `name`, of
+/// its `producer` its `lossy` ([`crate::model::Record::header`]), of any other the whole.
+fn essential(name: &str, value: Node<'_>) -> Value {
+    let within = match name {
+        "agent" => "name",
+        "producer" => "lossy",
+        _ => return value.value(),
+    };
+    match value.object() {
+        Some(members) => Value::Object(
+            members
+                .get(within)
+                .map(|inner| (within.to_owned(), inner.value()))
+                .into_iter()
+                .collect(),
+        ),
+        None => value.value(),
+    }
 }
 
 /// Whether the checks within one record ([`super::record::check`]) surely find nothing: each
