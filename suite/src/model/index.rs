@@ -47,6 +47,9 @@ pub struct RecordIndex {
     hasher: RandomState,
 }
 
+/// How many types are looked up by a scan of their names rather than by their hashes.
+const FEW_KINDS: usize = 16;
+
 /// The code of "no type".
 const NO_KIND: u8 = 0;
 /// The code of a type number that does not fit a byte.
@@ -176,12 +179,28 @@ impl RecordIndex {
     }
 
     fn kind_number(&mut self, kind: &str) -> u32 {
-        if let Some(&k) = self.kind_numbers.get(kind) {
-            return k;
+        // A stream has a handful of types: a scan of so few costs less than a hash, and the
+        // map is filled only once there are more (many types, all made up, are rare).
+        let known = if self.kind_names.len() <= FEW_KINDS {
+            self.kind_names.iter().position(|name| **name == *kind)
+        } else {
+            self.kind_numbers.get(kind).map(|&k| k as usize)
+        };
+        if let Some(k) = known {
+            return u32::try_from(k).unwrap_or(u32::MAX - 1);
         }
         let k = u32::try_from(self.kind_names.len()).unwrap_or(u32::MAX - 1);
         self.kind_names.push(kind.into());
-        self.kind_numbers.insert(kind.into(), k);
+        if self.kind_names.len() > FEW_KINDS {
+            if self.kind_numbers.is_empty() {
+                self.kind_numbers = (0..)
+                    .zip(&self.kind_names)
+                    .map(|(n, name)| (name.clone(), n))
+                    .collect();
+            } else {
+                self.kind_numbers.insert(kind.into(), k);
+            }
+        }
         k
     }
 
@@ -315,8 +334,28 @@ mod tests {
                 n + 1,
             );
         }
+        // Types seen before, found among few and among many.
+        for (at, n) in (600u32..).zip([3u32, 15, 16, 17, 253, 254, 599]) {
+            add(
+                &mut index,
+                &json!({"id": format!("again{n}"), "type": format!("t{n}")}),
+                at as usize + 1,
+            );
+            assert_eq!(index.kind(at), Some(format!("t{n}").as_str()));
+        }
         for n in [0u32, 253, 254, 255, 599] {
             assert_eq!(index.kind(n), Some(format!("t{n}").as_str()));
         }
+        assert_eq!(index.kind_names.len(), 600);
+        let mut few = RecordIndex::default();
+        for n in 0..40 {
+            let kind = format!("t{}", n % 4);
+            add(
+                &mut few,
+                &json!({"id": format!("r{n}"), "type": kind}),
+                n + 1,
+            );
+        }
+        assert_eq!((few.kind_names.len(), few.kind(37)), (4, Some("t1")));
     }
 }

@@ -297,14 +297,17 @@ fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
 fn special(bytes: &[u8], mut at: usize) -> Option<usize> {
     const ONES: u64 = u64::from_ne_bytes([1; 8]);
     const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
-    // Whether a byte of the word is below `n` (for n at most 0x80): exact, with no false
-    // alarm (the classic "has less than" test).
+    // The high bit of each byte of the word below `n` (for n at most 0x80), the classic "has
+    // less than" test: a borrow can flag bytes past a true one, never before, so the lowest
+    // flag of the three tests together is the first special byte (the word is read little
+    // endian: its lowest byte is the first).
     let below = |word: u64, n: u8| word.wrapping_sub(ONES * u64::from(n)) & !word & HIGH;
     let has_byte = |word: u64, byte: u8| below(word ^ (ONES * u64::from(byte)), 1);
     while let Some(chunk) = bytes.get(at..at + 8) {
-        let word = u64::from_ne_bytes(chunk.try_into().ok()?);
-        if below(word, 0x20) | has_byte(word, b'"') | has_byte(word, b'\\') != 0 {
-            break;
+        let word = u64::from_le_bytes(chunk.try_into().ok()?);
+        let flags = below(word, 0x20) | has_byte(word, b'"') | has_byte(word, b'\\');
+        if flags != 0 {
+            return Some(at + (flags.trailing_zeros() / 8) as usize);
         }
         at += 8;
     }
@@ -312,4 +315,42 @@ fn special(bytes: &[u8], mut at: usize) -> Option<usize> {
         .iter()
         .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
         .map(|offset| at + offset)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::special;
+
+    #[test]
+    fn the_first_special_byte_is_found_wherever_it_is() {
+        let naive = |bytes: &[u8], at: usize| {
+            (at..bytes.len()).find(|&i| matches!(bytes[i], b'"' | b'\\') || bytes[i] < 0x20)
+        };
+        // Bytes just around the tests' thresholds, where a borrow could mislead a word test.
+        let alphabet = [
+            0x00, 0x01, 0x1f, 0x20, 0x21, b'"', 0x23, 0x5b, b'\\', 0x5d, 0x7f, 0x80, 0xa2, 0xdc,
+            0xff, b'a',
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let len = (state % 40) as usize;
+            let bytes: Vec<u8> = (0..u32::try_from(len).expect("small"))
+                .map(|n| {
+                    let pick = state.rotate_left(n * 5) % 64;
+                    // Mostly plain letters, so runs of several words are searched.
+                    alphabet.get(pick as usize).copied().unwrap_or(b'a')
+                })
+                .collect();
+            for at in 0..=len {
+                assert_eq!(
+                    special(&bytes, at),
+                    naive(&bytes, at),
+                    "{bytes:?} from {at}"
+                );
+            }
+        }
+    }
 }
