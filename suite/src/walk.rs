@@ -354,7 +354,7 @@ impl Walker<'_> {
         self.dirs.insert(key, path.to_owned());
         let listed = fs::read_dir(path).and_then(|entries| {
             entries
-                .map(|e| e.map(|e| e.path()))
+                .map(|e| e.map(|e| (e.path(), e)))
                 .collect::<Result<Vec<_>, _>>()
         });
         let mut entries = match listed {
@@ -364,17 +364,22 @@ impl Walker<'_> {
                 return;
             }
         };
-        entries.sort();
+        entries.sort_by(|(a, _), (b, _)| a.cmp(b));
         self.open.push((key, path.to_owned()));
-        for entry in entries {
-            self.entry(&entry);
+        for (path, entry) in entries {
+            self.entry(&path, &entry);
         }
         self.open.pop();
     }
 
-    fn entry(&mut self, path: &Path) {
+    fn entry(&mut self, path: &Path, entry: &fs::DirEntry) {
         let stream = self.wanted.matches(path);
-        let meta = fs::metadata(path);
+        // What is no symlink is its own target: it is looked up from its directory, not
+        // from the root again (a symlink is followed, by its path).
+        let meta = match entry.file_type() {
+            Ok(kind) if !kind.is_symlink() => entry.metadata(),
+            _ => fs::metadata(path),
+        };
         let counts = stream || meta.as_ref().is_ok_and(Metadata::is_dir);
         if counts && let Some(to) = self.outside(path) {
             self.skip(path, Reason::Outside(to));
