@@ -1,8 +1,6 @@
 //! References to records (`r40`, `messageId=msg_01`) and to sessions
 //! (`codex:019a...`, `t3-code:<namespace>:thread%3Ax#callId=c1`).
 
-use std::fmt::Write as _;
-
 /// A reference to a record (ASR-062, not in hand).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -120,8 +118,8 @@ impl SessionRef<'_> {
             let octets = percent_decode(part);
             for chunk in octets.utf8_chunks() {
                 escape_into(&mut out, chunk.valid(), true);
-                for octet in chunk.invalid() {
-                    let _ = write!(out, "%{octet:02X}");
+                for &octet in chunk.invalid() {
+                    push_octet(&mut out, octet);
                 }
             }
         }
@@ -155,14 +153,27 @@ fn percent_decode(part: &str) -> Vec<u8> {
 /// Writes `c` into a session reference: percent-encoded in upper case when a reference cannot
 /// hold it raw (`%`, `#`, a control character, and `:` when `colon`), else as it is.
 fn push_escaped(out: &mut String, c: char, colon: bool) {
-    if c == '%' || c == '#' || c.is_control() || (colon && c == ':') {
+    if escaped(c, colon) {
         let mut buf = [0u8; 4];
         for byte in c.encode_utf8(&mut buf).bytes() {
-            let _ = write!(out, "%{byte:02X}");
+            push_octet(out, byte);
         }
     } else {
         out.push(c);
     }
+}
+
+/// Whether a reference cannot hold `c` raw.
+fn escaped(c: char, colon: bool) -> bool {
+    c == '%' || c == '#' || c.is_control() || (colon && c == ':')
+}
+
+/// `%` and the octet in two upper-case hex digits.
+fn push_octet(out: &mut String, octet: u8) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    out.push('%');
+    out.push(char::from(HEX[usize::from(octet >> 4)]));
+    out.push(char::from(HEX[usize::from(octet & 0xf)]));
 }
 
 /// Why a string is not a session reference.
@@ -270,9 +281,14 @@ fn escape_into(out: &mut String, text: &str, colon: bool) {
         out.push_str(text);
         return;
     }
-    for c in text.chars() {
+    // What needs no escape is copied a run at a time.
+    let mut rest = text;
+    while let Some((at, c)) = rest.char_indices().find(|&(_, c)| escaped(c, colon)) {
+        out.push_str(&rest[..at]);
         push_escaped(out, c, colon);
+        rest = &rest[at + c.len_utf8()..];
     }
+    out.push_str(rest);
 }
 
 /// Whether `text` is all printable ASCII that [`push_escaped`] writes as it is (so `%`

@@ -82,6 +82,14 @@ impl<'d> Node<'d> {
         }
     }
 
+    /// The number, when it is one.
+    pub(crate) fn number(self) -> Option<&'d Number> {
+        match self.item() {
+            Item::Number(number) => Some(number),
+            _ => None,
+        }
+    }
+
     /// The number as an unsigned integer, when it is one.
     pub(crate) fn u64(self) -> Option<u64> {
         match self.item() {

@@ -9,10 +9,9 @@
 //! findings, which the tests look for (`tests` here, over the corpus and fuzzed streams).
 
 use super::FORMAT_VERSION;
-use crate::model::{NATIVE_KEYS, VIEW_MEMBERS};
+use super::kept::Kept;
 use crate::schema::Schemas;
 use crate::tape::{Doc, Elements, Node};
-use serde_json::{Map, Value};
 
 /// Whether the fast path is taken: always, but in the tests that compare it with the full
 /// path alone.
@@ -26,7 +25,7 @@ pub(crate) fn enabled() -> bool {
 /// What the checks across records read of a clean line (the record cut down as
 /// [`crate::model::keep_essentials`] cuts it), and whether it is a `session` line; `None`
 /// when the line may have something to report on its own.
-pub(crate) fn clean(bytes: &[u8], schemas: &Schemas) -> Option<(Map<String, Value>, bool)> {
+pub(crate) fn clean(bytes: &[u8], schemas: &Schemas) -> Option<(Kept, bool)> {
     let doc = Doc::parse(bytes)?;
     let record = doc.root();
     let members = record.object()?;
@@ -42,33 +41,7 @@ pub(crate) fn clean(bytes: &[u8], schemas: &Schemas) -> Option<(Map<String, Valu
     if !quiet(record, kind) {
         return None;
     }
-    let mut essentials = Map::new();
-    for (name, value) in members.iter() {
-        if VIEW_MEMBERS.contains(&name) || NATIVE_KEYS.contains(&name) {
-            essentials.insert(name.to_owned(), essential(name, value));
-        }
-    }
-    Some((essentials, session))
-}
-
-/// A member as the checks across records read it: of the header's `agent` its `name`, of
-/// its `producer` its `lossy` ([`crate::model::Record::header`]), of any other the whole.
-fn essential(name: &str, value: Node<'_>) -> Value {
-    let within = match name {
-        "agent" => "name",
-        "producer" => "lossy",
-        _ => return value.value(),
-    };
-    match value.object() {
-        Some(members) => Value::Object(
-            members
-                .get(within)
-                .map(|inner| (within.to_owned(), inner.value()))
-                .into_iter()
-                .collect(),
-        ),
-        None => value.value(),
-    }
+    Some((Kept::of(members), session))
 }
 
 /// Whether the checks within one record ([`super::record::check`]) surely find nothing: each

@@ -7,6 +7,7 @@
 
 mod clean;
 mod cross;
+mod kept;
 pub mod many;
 #[cfg(test)]
 mod member_types;
@@ -21,10 +22,11 @@ pub(crate) use record::agreement::corpus_streams;
 use crate::diagnostic::{Diagnostic, Severity, is_inferred_rule};
 use crate::json::{self, Failure};
 use crate::lines::{Line, LineReader};
-use crate::model::{Outline, Record, Standing};
+use crate::model::{Outline, Standing};
 use crate::rule::{self, RuleId};
 use crate::schema::Schemas;
-use serde_json::{Map, Value};
+use kept::Kept;
+use serde_json::Value;
 use std::collections::BTreeSet;
 use std::io::{self, BufReader, Read};
 
@@ -310,7 +312,7 @@ impl Checker {
 
     /// Takes what was found of one line on its own, and checks it against the stream; gives
     /// back the record, for the thread that made it to free.
-    fn apply(&mut self, prepared: Prepared) -> Option<Map<String, Value>> {
+    fn apply(&mut self, prepared: Prepared) -> Option<Kept> {
         self.lines_seen += 1;
         let place = Place {
             line: prepared.number,
@@ -328,9 +330,9 @@ impl Checker {
         for finding in prepared.early {
             self.emit(&place, finding);
         }
-        if let Some((object, findings)) = prepared.record {
+        if let Some((kept, findings)) = prepared.record {
             self.records += 1;
-            let record = Record::new(&object);
+            let record = kept.record();
             let place = Place {
                 line: prepared.number,
                 seq: record.seq,
@@ -353,7 +355,7 @@ impl Checker {
                 self.emit(&place, finding);
             }
             self.sink.end_line();
-            return Some(object);
+            return Some(kept);
         }
         self.sink.end_line();
         None
@@ -428,7 +430,7 @@ pub(crate) struct Prepared {
     /// Findings about the line as text and JSON.
     early: Vec<Finding>,
     /// The parsed object, and the findings of the schemas and of the checks within it.
-    record: Option<(Map<String, Value>, Vec<Finding>)>,
+    record: Option<(Kept, Vec<Finding>)>,
     /// For a `session` line, its findings should it not be the header: those of a record of
     /// a type the kit does not check (which line is the header is known only in order).
     as_record: Option<Vec<Finding>>,
@@ -437,8 +439,8 @@ pub(crate) struct Prepared {
 impl Prepared {
     /// The same, its record cut down to what the checks across records read.
     fn essentials(mut self) -> Self {
-        if let Some((object, _)) = &mut self.record {
-            crate::model::keep_essentials(object);
+        if let Some((kept, _)) = &mut self.record {
+            kept.keep_essentials();
         }
         self
     }
@@ -486,8 +488,8 @@ impl Prepared {
             return prepared;
         }
         if clean::enabled() {
-            if let Some((object, session)) = clean::clean(bytes, schemas) {
-                prepared.record = Some((object, Vec::new()));
+            if let Some((kept, session)) = clean::clean(bytes, schemas) {
+                prepared.record = Some((kept, Vec::new()));
                 prepared.as_record = session.then(Vec::new);
                 return prepared;
             }
@@ -536,7 +538,7 @@ impl Prepared {
         }
         findings.extend(own);
         if let Value::Object(object) = parsed.value {
-            prepared.record = Some((object, findings));
+            prepared.record = Some((Kept::Object(object), findings));
         }
         prepared
     }

@@ -8,10 +8,9 @@
 //! line, itself bounded by the line limit), and no more than [`IN_FLIGHT`] batches a worker
 //! are read ahead of the one being taken.
 
-use super::{Checker, Prepared};
+use super::{Checker, Kept, Prepared};
 use crate::lines::{Line, LineReader};
 use crate::schema::Schemas;
-use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::io::{self, BufRead};
 use std::sync::mpsc::{Receiver, Sender, channel, sync_channel};
@@ -178,7 +177,7 @@ fn take_in_order(
     done: &Receiver<Checked>,
     checker: &mut Checker,
     taken: &Taken,
-    graves: &[Sender<Vec<Map<String, Value>>>],
+    graves: &[Sender<Vec<Kept>>],
 ) {
     let mut waiting: BTreeMap<usize, Checked> = BTreeMap::new();
     let mut next = 0;
