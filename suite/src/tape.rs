@@ -10,6 +10,7 @@ use jsonschema::json::{Array, Json, Node as SchemaNode, NodeIdentity, Object};
 use jsonschema::types::JsonType;
 use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
+use std::cell::Cell;
 
 mod read;
 
@@ -27,6 +28,39 @@ enum Item<'a> {
     String(Cow<'a, str>),
     Array { end: u32, len: u32 },
     Object { end: u32, len: u32 },
+}
+
+thread_local! {
+    /// The nodes of the last line read on this thread, emptied, for the next line's: a line
+    /// then costs no allocation of its nodes.
+    static SPARE: Cell<Vec<Item<'static>>> = const { Cell::new(Vec::new()) };
+}
+
+/// The most nodes a spare vector keeps room for (2 MiB of them): a huge line's are freed.
+const SPARE_NODES: usize = 1 << 16;
+
+impl Drop for Doc<'_> {
+    fn drop(&mut self) {
+        let mut nodes = std::mem::take(&mut self.nodes);
+        if nodes.capacity() > SPARE_NODES {
+            return;
+        }
+        nodes.clear();
+        SPARE.with(|spare| spare.set(unborrowed(nodes)));
+    }
+}
+
+/// An emptied vector of nodes as one that borrows nothing, in the same allocation (a vector
+/// collected from its own items of the same size is collected in place; there are none).
+fn unborrowed(nodes: Vec<Item<'_>>) -> Vec<Item<'static>> {
+    nodes.into_iter().map(|_| Item::Null).collect()
+}
+
+/// An empty vector with room for at least `len` nodes: the spare one when there is one.
+fn spare_nodes<'a>(len: usize) -> Vec<Item<'a>> {
+    let mut nodes: Vec<Item<'a>> = SPARE.with(Cell::take);
+    nodes.reserve(len);
+    nodes
 }
 
 impl<'a> Doc<'a> {
@@ -381,6 +415,26 @@ impl<'a> Array<'a, Tape> for Elements<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_reads_into_the_nodes_of_the_line_before() {
+        let first = br#"{"a":[1,2,"x\ny"],"b":{"c":null}}"#;
+        let doc = Doc::parse(first).expect("JSON");
+        let (at, room) = (doc.nodes.as_ptr() as usize, doc.nodes.capacity());
+        drop(doc);
+        let second = br#"{"d":"\u00e9","e":[true]}"#;
+        let doc = Doc::parse(second).expect("JSON");
+        assert_eq!(
+            (doc.nodes.as_ptr() as usize, doc.nodes.capacity()),
+            (at, room)
+        );
+        assert_eq!(doc.root().get("d").and_then(Node::str), Some("é"));
+        drop(doc);
+        // A huge line's nodes are not kept.
+        let huge = format!("[{}0]", "0,".repeat(SPARE_NODES * 2));
+        drop(Doc::parse(huge.as_bytes()).expect("JSON"));
+        assert!(SPARE.with(Cell::take).capacity() <= SPARE_NODES);
+    }
 
     #[test]
     fn the_tape_holds_what_a_value_holds() {

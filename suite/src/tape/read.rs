@@ -23,7 +23,7 @@ pub(super) fn read(line: &[u8]) -> Option<Vec<Item<'_>>> {
         bytes: line,
         at: 0,
         depth: 0,
-        nodes: Vec::with_capacity(line.len() / 8),
+        nodes: super::spare_nodes(line.len() / 8),
     };
     reader.value()?;
     reader.blank();
