@@ -1,7 +1,7 @@
 //! The fast path of a line: most lines of most streams have nothing to report on their own,
 //! and such a line is read as a tape ([`crate::tape`]), held to its type's schema there, and
 //! looked at for what the checks within one record could report, with no `serde_json::Value`
-//! built but the few members the checks across records read.
+//! built but, at times, the few members the checks across records read ([`Kept`]).
 //!
 //! It is an answer of one bit: the line is clean, or it is checked again on the full path,
 //! which words every finding. So no finding is ever worded twice, and a line the fast path
@@ -22,9 +22,8 @@ pub(crate) fn enabled() -> bool {
     true
 }
 
-/// What the checks across records read of a clean line (the record cut down as
-/// [`crate::model::keep_essentials`] cuts it), and whether it is a `session` line; `None`
-/// when the line may have something to report on its own.
+/// What the checks across records read of a clean line ([`Kept::of`]), and whether it is a
+/// `session` line; `None` when the line may have something to report on its own.
 pub(crate) fn clean(bytes: &[u8], schemas: &Schemas) -> Option<(Kept, bool)> {
     let doc = Doc::parse(bytes)?;
     let record = doc.root();
