@@ -107,51 +107,50 @@ impl<'a> Reader<'a> {
 
     fn array(&mut self) -> Option<()> {
         let start = self.open(Item::Array { end: 0, len: 0 })?;
-        self.blank();
-        let mut len = 0u32;
-        if self.bytes.get(self.at) != Some(&b']') {
-            loop {
-                self.value()?;
-                len += 1;
-                self.blank();
-                match *self.bytes.get(self.at)? {
-                    b',' => self.at += 1,
-                    b']' => break,
-                    _ => return None,
-                }
-            }
-        }
+        let len = self.items(b']', Self::value)?;
         self.close(start, len, false)
     }
 
     fn object(&mut self) -> Option<()> {
         let start = self.open(Item::Object { end: 0, len: 0 })?;
+        let len = self.items(b'}', Self::member)?;
+        self.close(start, len, true)
+    }
+
+    /// The items of a container up to the byte that closes it, each read by `item`; how
+    /// many there are. `at` is left on the closing byte.
+    fn items(&mut self, closing: u8, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<u32> {
         self.blank();
         let mut len = 0u32;
-        if self.bytes.get(self.at) != Some(&b'}') {
-            loop {
-                self.blank();
-                if self.bytes.get(self.at) != Some(&b'"') {
-                    return None;
-                }
-                let name = self.string()?;
-                self.nodes.push(Item::String(name));
-                self.blank();
-                if self.bytes.get(self.at) != Some(&b':') {
-                    return None;
-                }
-                self.at += 1;
-                self.value()?;
-                len += 1;
-                self.blank();
-                match *self.bytes.get(self.at)? {
-                    b',' => self.at += 1,
-                    b'}' => break,
-                    _ => return None,
-                }
+        if self.bytes.get(self.at) == Some(&closing) {
+            return Some(len);
+        }
+        loop {
+            item(self)?;
+            len += 1;
+            self.blank();
+            match *self.bytes.get(self.at)? {
+                b',' => self.at += 1,
+                byte if byte == closing => return Some(len),
+                _ => return None,
             }
         }
-        self.close(start, len, true)
+    }
+
+    /// An object's member: its name, a colon, its value.
+    fn member(&mut self) -> Option<()> {
+        self.blank();
+        if self.bytes.get(self.at) != Some(&b'"') {
+            return None;
+        }
+        let name = self.string()?;
+        self.nodes.push(Item::String(name));
+        self.blank();
+        if self.bytes.get(self.at) != Some(&b':') {
+            return None;
+        }
+        self.at += 1;
+        self.value()
     }
 
     /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`; an integer of at most 18 digits
