@@ -126,10 +126,7 @@ impl<'d> Node<'d> {
 
     /// The number as an unsigned integer, when it is one.
     pub(crate) fn u64(self) -> Option<u64> {
-        match self.item() {
-            Item::Number(number) => number.as_u64(),
-            _ => None,
-        }
+        self.number()?.as_u64()
     }
 
     /// Its members, when it is an object.

@@ -3,7 +3,7 @@
 //! view members all strings but `seq`, a number), those strings alone in one buffer, with no
 //! map and no string of its own for each member and each name.
 
-use crate::model::{NATIVE_KEYS, Record, VIEW_MEMBERS};
+use crate::model::{NATIVE_KEYS, Record, is_essential};
 use crate::tape::{Members, Node};
 use serde_json::{Map, Number, Value};
 
@@ -19,13 +19,12 @@ pub(crate) enum Kept {
 impl Kept {
     /// What the checks across records read of a record read as a tape.
     pub(crate) fn of(members: Members<'_>) -> Kept {
-        let view = |name: &str| VIEW_MEMBERS.contains(&name) || NATIVE_KEYS.contains(&name);
-        if let Some(scalars) = Scalars::of(members, view) {
+        if let Some(scalars) = Scalars::of(members) {
             return Kept::Scalars(scalars);
         }
         let mut essentials = Map::new();
         for (name, value) in members.iter() {
-            if view(name) {
+            if is_essential(name) {
                 essentials.insert(name.to_owned(), essential(name, value));
             }
         }
@@ -74,14 +73,12 @@ pub(crate) struct Scalars {
 
 impl Scalars {
     /// The record's view members, when each of them is one of [`STRINGS`] or
-    /// [`NATIVE_KEYS`] and a string, or `seq` and a number; `view` says which members are
-    /// the view's.
-    pub(crate) fn of(members: Members<'_>, view: impl Fn(&str) -> bool) -> Option<Scalars> {
-        let mut spans = [None; SLOTS];
+    /// [`NATIVE_KEYS`] and a string, or `seq` and a number.
+    fn of(members: Members<'_>) -> Option<Scalars> {
         let mut seq = None;
-        let mut strings: [&str; SLOTS] = [""; SLOTS];
+        let mut strings: [Option<&str>; SLOTS] = [None; SLOTS];
         for (name, value) in members.iter() {
-            if !view(name) {
+            if !is_essential(name) {
                 continue;
             }
             if name == "seq" {
@@ -92,15 +89,15 @@ impl Scalars {
                 .iter()
                 .chain(&NATIVE_KEYS)
                 .position(|key| *key == name)?;
-            strings[slot] = value.str()?;
-            spans[slot] = Some((0, 0));
+            strings[slot] = Some(value.str()?);
         }
-        let mut text = String::with_capacity(strings.iter().map(|s| s.len()).sum());
+        let mut text = String::with_capacity(strings.iter().flatten().map(|s| s.len()).sum());
+        let mut spans = [None; SLOTS];
         for (span, string) in spans.iter_mut().zip(strings) {
-            if let Some(span) = span {
+            if let Some(string) = string {
                 let start = u32::try_from(text.len()).ok()?;
                 text.push_str(string);
-                *span = (start, u32::try_from(text.len()).ok()?);
+                *span = Some((start, u32::try_from(text.len()).ok()?));
             }
         }
         Some(Scalars {

@@ -78,9 +78,12 @@ pub const VIEW_MEMBERS: [&str; 16] = [
 /// Keeps in `object` the members that the view reads, and drops the rest: what a record's
 /// checks across records see of it is the same, and its text is freed.
 pub fn keep_essentials(object: &mut Map<String, Value>) {
-    object.retain(|key, _| {
-        VIEW_MEMBERS.contains(&key.as_str()) || NATIVE_KEYS.contains(&key.as_str())
-    });
+    object.retain(|key, _| is_essential(key));
+}
+
+/// Whether the view reads the member `name` ([`VIEW_MEMBERS`] and [`NATIVE_KEYS`]).
+pub(crate) fn is_essential(name: &str) -> bool {
+    VIEW_MEMBERS.contains(&name) || NATIVE_KEYS.contains(&name)
 }
 
 /// One record, typed: the members every check and every reading share.
