@@ -2,7 +2,9 @@
 //! built-in adapter that `asr-ctk adapter reference` speaks for.
 
 use crate::case::{Case, CaseError, Violation};
-use crate::check::{CheckOptions, StreamReport, check_bytes, check_reader, check_related};
+use crate::check::{
+    CheckOptions, StreamReport, check_bytes, check_file, check_reader, check_related,
+};
 use crate::diagnostic::Severity;
 use crate::protocol::{
     AnswerDiagnostic, CaseRequest, Implementation, OutputStream, PIPELINED, PROTOCOL_VERSION,
@@ -59,7 +61,7 @@ pub fn write_answer<W: Write>(
             let mut reports = Vec::with_capacity(request.streams.len());
             for stream in &request.streams {
                 let report = match open(stream) {
-                    Ok(Input::File(file)) => check_reader(file, options),
+                    Ok(Input::File(file)) => check_file(file, options),
                     Ok(Input::Bytes(bytes)) => Ok(check_bytes(&bytes, options)),
                     Err(message) => return send(out, &failed(request.seq, &message)),
                 };
@@ -403,7 +405,7 @@ pub fn validate_case(case: &Case) -> Result<(bool, Vec<Violation>), CaseError> {
             path: path.clone(),
             error: source,
         })?;
-        reports.push(check_reader(file, &options).map_err(|e| CaseError::Io {
+        reports.push(check_file(file, &options).map_err(|e| CaseError::Io {
             path: path.clone(),
             error: io::Error::other(e.to_string()),
         })?);

@@ -6,6 +6,7 @@
 pub mod command;
 pub mod produce;
 pub mod request;
+pub mod requests;
 pub mod schema;
 pub mod side;
 pub mod supervise;
@@ -16,10 +17,11 @@ pub use request::request;
 
 use asr_suite::judge::Retention;
 use asr_suite::protocol::{CaseRequest, Kit, PROTOCOL_VERSION, Reply, Request, reply_keeping};
+use requests::Requests;
 use schema::SchemaCheck;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
-use std::process::{ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex};
@@ -93,8 +95,9 @@ pub struct Stray {
 /// A running persistent adapter.
 pub struct Persistent {
     process: Supervised,
-    to_adapter: Option<Sender<Vec<u8>>>,
-    /// Messages handed to the writer so far.
+    /// Boxed: an adapter is held in enums beside smaller variants.
+    requests: Box<Requests>,
+    /// Messages sent so far.
     sent: u64,
     /// Messages written whole (the writer also counts those begun, for the reader: a reply
     /// read before its request began to be written cannot be its answer).
@@ -133,11 +136,11 @@ impl Persistent {
         };
         let begun = Arc::new(AtomicU64::new(0));
         let written = Arc::new(AtomicU64::new(0));
-        let (to_adapter, requests) = channel::<Vec<u8>>();
-        {
-            let (begun, written) = (Arc::clone(&begun), Arc::clone(&written));
-            thread::spawn(move || write_requests(stdin, &requests, &begun, &written));
-        }
+        let requests =
+            Requests::new(stdin, Arc::clone(&begun), Arc::clone(&written)).map_err(|e| {
+                let message = format!("failed to make the adapter's stdin non-blocking: {e}");
+                (Fault::Crash(message), String::new())
+            })?;
         let queued = Arc::new(AtomicUsize::new(0));
         let (replies, from_adapter) = channel::<FromAdapter>();
         {
@@ -150,7 +153,7 @@ impl Persistent {
         thread::spawn(move || read_stderr(stderr, &sink));
         let mut adapter = Persistent {
             process,
-            to_adapter: Some(to_adapter),
+            requests: Box::new(requests),
             sent: 0,
             written,
             from_adapter,
@@ -194,7 +197,7 @@ impl Persistent {
     /// Everything the adapter wrote to stderr (its end), once it has ended: for a start that
     /// failed, where the reason usually is.
     fn last_stderr(mut self) -> String {
-        self.to_adapter = None;
+        self.requests.close();
         self.process.end();
         let deadline = Instant::now() + Duration::from_millis(500);
         while Instant::now() < deadline {
@@ -239,7 +242,7 @@ impl Persistent {
         self.receive(number, talk)
     }
 
-    /// Hands a request to the writer; gives its number.
+    /// Sends a request; gives its number.
     fn send(&mut self, request: &Request, talk: Talk<'_>) -> Result<u64, Fault> {
         let mut line = if talk.check.checks_requests() {
             let value = serde_json::to_value(request)
@@ -255,11 +258,7 @@ impl Persistent {
         }
         .map_err(|e| Fault::Protocol(format!("failed to encode a request: {e}")))?;
         line.push(b'\n');
-        let sent = self
-            .to_adapter
-            .as_ref()
-            .is_some_and(|to| to.send(line).is_ok());
-        if !sent {
+        if !self.requests.send(line) {
             return Err(Fault::Crash(
                 self.exit_description("the adapter closed its stdin"),
             ));
@@ -369,9 +368,8 @@ impl Persistent {
     /// Sends `stop` and gives the adapter a moment to exit; it is ended with everything it
     /// started when dropped. Returns the second replies seen until then.
     pub fn stop(mut self) -> Vec<Stray> {
-        if let Some(to) = self.to_adapter.take() {
-            let _ = to.send(b"{\"type\":\"stop\"}\n".to_vec());
-        }
+        self.requests.send(b"{\"type\":\"stop\"}\n".to_vec());
+        self.requests.close();
         let deadline = Instant::now() + Duration::from_millis(500);
         while Instant::now() < deadline && !supervise::interrupted() {
             match self.from_adapter.recv_timeout(POLL) {
@@ -665,23 +663,6 @@ pub fn describe(reply: &Reply) -> &'static str {
         Reply::Skipped { .. } => "`skipped`",
         Reply::Error { .. } => "`error`",
         Reply::Stopped => "`stopped`",
-    }
-}
-
-/// Writes requests in their own thread, so that an adapter that does not read its input
-/// blocks only this thread: the deadlines are kept by the thread that waits for answers.
-fn write_requests(
-    mut stdin: ChildStdin,
-    requests: &Receiver<Vec<u8>>,
-    begun: &AtomicU64,
-    written: &AtomicU64,
-) {
-    while let Ok(line) = requests.recv() {
-        begun.fetch_add(1, Ordering::SeqCst);
-        if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
-            return;
-        }
-        written.fetch_add(1, Ordering::SeqCst);
     }
 }
 

@@ -100,6 +100,10 @@ impl SchemaCheck {
             .enumerate()
             .filter(|_| self.full)
             .filter_map(|(i, s)| s.get("reading").map(|r| (i, r)));
+        // Most replies are valid: telling is paid for only by those that are not.
+        if schema.is_valid(message) && readings.clone().all(|(_, r)| self.reading.is_valid(r)) {
+            return Vec::new();
+        }
         schema
             .iter_errors(message)
             .map(|e| problem(&e.to_string(), &e.instance_path().to_string()))

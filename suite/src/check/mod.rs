@@ -163,13 +163,35 @@ pub enum CheckError {
 
 /// Checks a whole stream from a reader.
 pub fn check_reader<R: Read>(
+    reader: R,
+    options: &CheckOptions,
+) -> Result<StreamReport, CheckError> {
+    check_sized(reader, None, options)
+}
+
+/// Checks a whole stream from a file, as [`check_sized`] does with the file's length.
+pub fn check_file(file: std::fs::File, options: &CheckOptions) -> Result<StreamReport, CheckError> {
+    let len = file
+        .metadata()
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| m.len());
+    check_sized(file, len, options)
+}
+
+/// Checks a whole stream from a reader whose length is known (a file's), as
+/// [`check_reader`] does: a small stream is read in one call.
+pub fn check_sized<R: Read>(
     mut reader: R,
+    len: Option<u64>,
     options: &CheckOptions,
 ) -> Result<StreamReport, CheckError> {
     // Most streams of an archive are small: one that ends within the first read is checked
-    // from memory, with no buffer of its own and no batch.
-    let mut head = Vec::new();
+    // from memory, with no buffer of its own and no batch. Reading into an empty vector
+    // would start at 32 bytes and double, a system call each time.
     let limit = crate::lines::READ_BUFFER as u64;
+    let room = len.unwrap_or(UNSIZED_FIRST_READ).min(limit);
+    let mut head = Vec::with_capacity(usize::try_from(room).unwrap_or(0));
     (&mut reader).take(limit).read_to_end(&mut head)?;
     if (head.len() as u64) < limit {
         return Ok(check_bytes(&head, options));
@@ -185,6 +207,9 @@ pub fn check_reader<R: Read>(
     pipeline::check(lines, &mut checker, options.workers())?;
     Ok(checker.finish())
 }
+
+/// The room given to the first read of a stream of unknown length.
+const UNSIZED_FIRST_READ: u64 = 8 << 10;
 
 /// Checks a stream held in memory.
 pub fn check_bytes(bytes: &[u8], options: &CheckOptions) -> StreamReport {

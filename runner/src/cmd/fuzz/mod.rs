@@ -1022,7 +1022,8 @@ struct Target {
     /// The files the streams are written to, by slot (one for each case in flight) and
     /// stream, kept open: rewriting one in place costs a write, where creating it anew costs
     /// a truncation, which some file systems follow with a flush when the file is closed.
-    files: Vec<Vec<std::fs::File>>,
+    /// Each with its length: only a shorter stream than the last needs the file truncated.
+    files: Vec<Vec<(std::fs::File, u64)>>,
 }
 
 impl Target {
@@ -1059,17 +1060,24 @@ impl Target {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
                 _ => {}
             }
-            files.push(
-                std::fs::OpenOptions::new()
-                    .write(true)
-                    .create_new(true)
-                    .open(path)?,
-            );
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)?;
+            files.push((file, 0));
         }
-        let file = &mut files[at];
+        let (file, len) = &mut files[at];
+        // Until this write is done the file's length is unknown: a failed one is followed by
+        // a truncation.
+        let before = std::mem::replace(len, u64::MAX);
         file.seek(SeekFrom::Start(0))?;
         file.write_all(bytes)?;
-        file.set_len(bytes.len() as u64)
+        let new_len = bytes.len() as u64;
+        if new_len < before {
+            file.set_len(new_len)?;
+        }
+        *len = new_len;
+        Ok(())
     }
 
     /// The implementation's answers on the streams (`None` when it skips them: it does not
@@ -1604,4 +1612,30 @@ fn print_summary(
     )?;
     out.flush()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stream file rewritten in place holds exactly the last stream, shorter or longer
+    /// than the one before.
+    #[test]
+    fn a_stream_file_holds_the_last_stream_written() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let base = dir.path().join("stream");
+        let mut target = Target {
+            sides: Vec::new(),
+            seq: 0,
+            files: Vec::new(),
+        };
+        for len in [300, 40, 41, 5_000, 0, 7, 7, 6] {
+            let bytes: Vec<u8> = (b'a'..=b'z').cycle().take(len).collect();
+            target
+                .write_stream(&base, (1, 2), &bytes)
+                .expect("the stream is written");
+            let read = std::fs::read(Target::path(&base, 1, 2)).expect("the file is read");
+            assert!(read == bytes, "after a stream of {len} bytes");
+        }
+    }
 }

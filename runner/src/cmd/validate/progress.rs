@@ -2,14 +2,14 @@
 //! minutes, which should not pass in silence. Off a terminal nothing is printed, so logs
 //! and pipes get the findings alone.
 
-use asr_suite::check::{CheckError, CheckOptions, StreamReport, check_reader};
+use asr_suite::check::{CheckError, CheckOptions, StreamReport, check_sized};
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use std::fmt;
 use std::io::{self, IsTerminal, Read};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Checks a stream as [`check_reader`] does, with a bar on stderr when `bars` is true and
+/// Checks a stream as [`check_sized`] does, with a bar on stderr when `bars` is true and
 /// stderr is a terminal: the bytes read, of `len` when the size is known, and the lines
 /// read.
 pub fn check<R: Read>(
@@ -20,16 +20,17 @@ pub fn check<R: Read>(
     bars: bool,
 ) -> Result<StreamReport, CheckError> {
     if !bars || !io::stderr().is_terminal() {
-        return check_reader(reader, options);
+        return check_sized(reader, len, options);
     }
     let lines = Arc::new(AtomicU64::new(0));
     let bar = bar(name, len, Arc::clone(&lines));
-    let report = check_reader(
+    let report = check_sized(
         Counted {
             inner: reader,
             bar: bar.clone(),
             lines,
         },
+        len,
         options,
     );
     bar.finish_and_clear();
