@@ -274,20 +274,35 @@ impl<'d> Iterator for ElementIter<'d> {
 
 /// Whether a member name appears twice in the object.
 fn twice(members: Members<'_>) -> bool {
-    // Small objects are the most: compared pair by pair, with nothing allocated.
+    // Small objects are the most: compared pair by pair, with nothing allocated, and first by
+    // a key of each name's length and first bytes (most names differ there; a short name is
+    // its key), so that names are compared whole only when their keys are equal.
     if members.len <= 12 {
-        let mut seen: [&str; 12] = [""; 12];
+        let mut seen: [(u64, &str); 12] = [(0, ""); 12];
         for (n, (name, _)) in members.iter().enumerate() {
-            if seen[..n].contains(&name) {
+            let key = name_key(name);
+            if seen[..n]
+                .iter()
+                .any(|&(k, other)| k == key && other == name)
+            {
                 return true;
             }
-            seen[n] = name;
+            seen[n] = (key, name);
         }
         return false;
     }
     let mut names: Vec<&str> = members.iter().map(|(name, _)| name).collect();
     names.sort_unstable();
     names.windows(2).any(|pair| pair[0] == pair[1])
+}
+
+/// A name's length (its low byte) and first seven bytes, as one number.
+fn name_key(name: &str) -> u64 {
+    let mut bytes = [0u8; 8];
+    let head = name.len().min(7);
+    bytes[..head].copy_from_slice(&name.as_bytes()[..head]);
+    bytes[7] = name.len().to_le_bytes()[0];
+    u64::from_le_bytes(bytes)
 }
 
 /// The tape as `jsonschema` reads it.
@@ -453,6 +468,44 @@ mod tests {
             .map(|(n, _)| n)
             .collect();
         assert_eq!(names, ["b", "a", "e"]);
+    }
+
+    /// Names twice are found however alike the other names are: sharing their first bytes,
+    /// differing only in length, past the first seven bytes, or in objects too big for the
+    /// pairwise comparison.
+    #[test]
+    fn a_name_twice_is_found_among_names_alike() {
+        let names = [
+            "",
+            "a",
+            "a\\u0000",
+            "ab",
+            "abcdefg",
+            "abcdefgh",
+            "abcdefgi",
+            "abcdefghijklmnop",
+            "abcdefghijklmnoq",
+            "\\u00e9",
+            "è",
+            "ba",
+            "\\u0061",
+        ];
+        let object = |names: &[&str]| {
+            let members: Vec<String> = names.iter().map(|n| format!("\"{n}\":0")).collect();
+            format!("{{{}}}", members.join(","))
+        };
+        // The first twelve are distinct; the last, "\u0061", is "a" written another way.
+        let distinct = &names[..12];
+        for take in [2, 5, 9, 12] {
+            let some = &distinct[..take];
+            assert!(Doc::parse(object(some).as_bytes()).is_some(), "{some:?}");
+            for (i, name) in some.iter().enumerate() {
+                let mut again = some.to_vec();
+                again.insert(i / 2, name);
+                assert!(Doc::parse(object(&again).as_bytes()).is_none(), "{again:?}");
+            }
+        }
+        assert!(Doc::parse(object(&names).as_bytes()).is_none(), "{names:?}");
     }
 
     #[test]

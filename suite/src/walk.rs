@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::fs::{self, Metadata};
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::{DirEntryExt, FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 /// What the paths given stand for.
@@ -367,17 +367,33 @@ impl Walker<'_> {
         entries.sort_by(|(a, _), (b, _)| a.cmp(b));
         self.open.push((key, path.to_owned()));
         for (path, entry) in entries {
-            self.entry(&path, &entry);
+            self.entry(&path, &entry, meta.dev());
         }
         self.open.pop();
     }
 
-    fn entry(&mut self, path: &Path, entry: &fs::DirEntry) {
+    /// An entry of a directory on the device `dev`.
+    fn entry(&mut self, path: &Path, entry: &fs::DirEntry, dev: u64) {
         let stream = self.wanted.matches(path);
+        let file_type = entry.file_type();
+        // Most entries of an archive are regular files, and a regular file's entry says what
+        // it is and its inode, on its directory's device: it costs no stat. (A file mounted
+        // over another has the inode of the one below, which only a bind mount of a file
+        // onto a file inside the tree makes differ.)
+        if file_type.as_ref().is_ok_and(fs::FileType::is_file) {
+            if !stream {
+                self.other(path);
+            } else if let Some(to) = self.outside(path) {
+                self.skip(path, Reason::Outside(to));
+            } else {
+                self.file_known(path, (dev, entry.ino()));
+            }
+            return;
+        }
         // What is no symlink is its own target: it is looked up from its directory, not
         // from the root again (a symlink is followed, by its path).
-        let meta = match entry.file_type() {
-            Ok(kind) if !kind.is_symlink() => entry.metadata(),
+        let meta = match file_type {
+            Ok(file_type) if !file_type.is_symlink() => entry.metadata(),
             _ => fs::metadata(path),
         };
         let counts = stream || meta.as_ref().is_ok_and(Metadata::is_dir);
@@ -400,19 +416,26 @@ impl Walker<'_> {
                 self.skip(path, reason);
             }
             Err(error) if stream => self.fail("open", path, error),
-            Ok(meta) if meta.is_file() => {
-                self.others.0 += 1;
-                if self.others.1.len() < EMPTY_SEEN {
-                    self.others.1.push(path.to_owned());
-                }
-            }
+            Ok(meta) if meta.is_file() => self.other(path),
             // Not a stream by its name; a dangling symlink without one is not either.
             Ok(_) | Err(_) => {}
         }
     }
 
+    /// A file that is not of the kind walked for.
+    fn other(&mut self, path: &Path) {
+        self.others.0 += 1;
+        if self.others.1.len() < EMPTY_SEEN {
+            self.others.1.push(path.to_owned());
+        }
+    }
+
     fn file(&mut self, path: &Path, meta: &Metadata) {
-        let key = key(meta);
+        self.file_known(path, key(meta));
+    }
+
+    /// A regular file known by `key`: taken unless it was taken before.
+    fn file_known(&mut self, path: &Path, key: Key) {
         if let Some(first) = self.files.get(&key) {
             let reason = Reason::Already(first.clone());
             self.skip(path, reason);

@@ -272,6 +272,45 @@ fn the_same_file_named_twice_or_through_a_symlink_is_checked_once() {
     checked_once(&[d.show(""), d.show("a.jsonl")]);
 }
 
+/// A file with two names (a hard link) is one file, whether both names are met while
+/// walking, in two directories, or one is named on the command line.
+#[test]
+fn a_file_hard_linked_twice_is_checked_once() {
+    let d = Tree::new("hard-link");
+    d.stream("a/one.jsonl");
+    d.stream("b/other.jsonl");
+    fs::hard_link(d.0.join("a/one.jsonl"), d.0.join("b/two.jsonl")).expect("hard link");
+    let run = asr_ctk(&["validate", "--format", "json", &d.show("")]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        run.files(),
+        [d.show("a/one.jsonl"), d.show("b/other.jsonl")]
+    );
+    assert_eq!(
+        run.stderr,
+        lines(&[already(&d.show("b/two.jsonl"), &d.show("a/one.jsonl"))])
+    );
+    let run = asr_ctk(&[
+        "validate",
+        "--format",
+        "json",
+        &d.show("b/two.jsonl"),
+        &d.show(""),
+    ]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        run.files(),
+        [d.show("b/two.jsonl"), d.show("b/other.jsonl")]
+    );
+    assert_eq!(
+        run.stderr,
+        lines(&[
+            already(&d.show("a/one.jsonl"), &d.show("b/two.jsonl")),
+            already(&d.show("b/two.jsonl"), &d.show("b/two.jsonl")),
+        ])
+    );
+}
+
 /// A directory with no `.jsonl` file below it is nothing to check: an error (exit 2) that
 /// names the files that were there, never a silent success.
 #[test]

@@ -17,8 +17,8 @@ use asr_suite::check::{CheckOptions, DEFAULT_MAX_LINE_BYTES, Related, StreamRepo
 use asr_suite::report::FileReport;
 use asr_suite::shard::{Header, Options, Shard, ShardLine, shard_of};
 use asr_suite::walk::{self, Wanted};
-use emit::{Emitter, render};
-use spool::{Spool, Spooled};
+use emit::{Emitter, Rendered, render};
+use spool::{Entry, Spool, Spooled};
 use std::fs::{File, Metadata};
 use std::io::{self, Write};
 use std::num::NonZeroUsize;
@@ -239,24 +239,30 @@ fn related_then_emit(
 ) -> Result<()> {
     let mut spool = Spool::new();
     let mut summaries = Vec::new();
+    let format = emitter.format();
     let keep = |_, file: String, result: Result<StreamReport>| {
         result.and_then(|mut report| {
             let summary = std::mem::take(&mut report.summary);
-            let line = Spooled {
+            let spooled = Spooled {
                 file,
                 records: report.records,
                 diagnostics: report.diagnostics,
-            }
-            .line()?;
-            Ok((summary, line))
+            };
+            let findings = spooled.line()?;
+            // Rendered as it is written when the checks across streams leave it alone.
+            let rendered = match render(format, spooled.into_report())? {
+                Rendered::Text { text, valid } => Some((text, valid)),
+                Rendered::Held(_) => None,
+            };
+            Ok((summary, Entry { findings, rendered }))
         })
     };
     checker.each(jobs, items, keep, |kept| {
         match kept {
-            Ok((summary, line)) => {
+            Ok((summary, entry)) => {
                 summaries.push(summary);
                 spool
-                    .push(&line)
+                    .push(&entry)
                     .context("failed to keep the findings until the checks across streams")?;
             }
             Err(error) => {
@@ -277,19 +283,18 @@ fn related_then_emit(
         .read()
         .context("failed to read back the findings kept")?
         .enumerate()
-        .map(move |(k, line)| (line, changes.remove(&k)));
-    let format = emitter.format();
-    let work = |_, (line, change): (io::Result<Vec<u8>>, Option<Related>)| {
-        let entry = line
-            .and_then(|line| Spooled::parse(&line))
-            .context("failed to read back the findings kept")?;
-        let mut report = StreamReport::default();
-        report.records = entry.records;
-        report.diagnostics = entry.diagnostics;
-        if let Some(change) = change {
-            change.apply_to_findings(&mut report.diagnostics);
+        .map(move |(k, entry)| (entry, changes.remove(&k)));
+    let work = |_, (entry, change): (io::Result<Entry>, Option<Related>)| {
+        let entry = entry.context("failed to read back the findings kept")?;
+        if let (Some((text, valid)), None) = (entry.rendered, &change) {
+            return Ok(Rendered::Text { text, valid });
         }
-        render(format, FileReport::new(entry.file, report))
+        let mut spooled =
+            Spooled::parse(&entry.findings).context("failed to read back the findings kept")?;
+        if let Some(change) = change {
+            change.apply_to_findings(&mut spooled.diagnostics);
+        }
+        render(format, spooled.into_report())
     };
     ordered(spooled, jobs, work, |rendered| emitter.put(rendered?))
 }
