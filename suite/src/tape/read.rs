@@ -293,7 +293,7 @@ fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
 
 /// The first quote, backslash or control character at or after `at`; `None` if the line
 /// ends first.
-fn special(bytes: &[u8], mut at: usize) -> Option<usize> {
+fn special(bytes: &[u8], at: usize) -> Option<usize> {
     const ONES: u64 = u64::from_ne_bytes([1; 8]);
     const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
     // The high bit of each byte of the word below `n` (for n at most 0x80), the classic "has
@@ -302,18 +302,45 @@ fn special(bytes: &[u8], mut at: usize) -> Option<usize> {
     // endian: its lowest byte is the first).
     let below = |word: u64, n: u8| word.wrapping_sub(ONES * u64::from(n)) & !word & HIGH;
     let has_byte = |word: u64, byte: u8| below(word ^ (ONES * u64::from(byte)), 1);
-    while let Some(chunk) = bytes.get(at..at + 8) {
+    // Names and most values end within a few words: they are read a word at a time.
+    let mut word_at = at;
+    while let Some(chunk) = bytes.get(word_at..word_at + 8) {
+        if word_at >= at + SHORT {
+            return long_special(bytes, word_at);
+        }
         let word = u64::from_le_bytes(chunk.try_into().ok()?);
         let flags = below(word, 0x20) | has_byte(word, b'"') | has_byte(word, b'\\');
         if flags != 0 {
-            return Some(at + (flags.trailing_zeros() / 8) as usize);
+            return Some(word_at + (flags.trailing_zeros() / 8) as usize);
         }
-        at += 8;
+        word_at += 8;
     }
-    bytes[at..]
+    bytes[word_at..]
         .iter()
         .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-        .map(|offset| at + offset)
+        .map(|offset| word_at + offset)
+}
+
+/// How far [`special`] reads a word at a time before it takes a string as long.
+const SHORT: usize = 32;
+
+/// [`special`] for a long string (a message's text, a tool's output): its quote or backslash
+/// is found by `memchr`, and the bytes before it are looked at for a control character in
+/// blocks the compiler reads many bytes at a time.
+fn long_special(bytes: &[u8], at: usize) -> Option<usize> {
+    const BLOCK: usize = 64;
+    let rest = &bytes[at..];
+    let end = memchr::memchr2(b'"', b'\\', rest);
+    let span = &rest[..end.unwrap_or(rest.len())];
+    let mut base = 0;
+    for block in span.chunks(BLOCK) {
+        if block.iter().fold(false, |any, &b| any | (b < 0x20)) {
+            let offset = block.iter().position(|&b| b < 0x20)?;
+            return Some(at + base + offset);
+        }
+        base += BLOCK;
+    }
+    end.map(|end| at + end)
 }
 
 #[cfg(test)]
@@ -331,24 +358,29 @@ mod tests {
             0xff, b'a',
         ];
         let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        for _ in 0..20_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let len = (state % 40) as usize;
-            let bytes: Vec<u8> = (0..u32::try_from(len).expect("small"))
-                .map(|n| {
-                    let pick = state.rotate_left(n * 5) % 64;
-                    // Mostly plain letters, so runs of several words are searched.
-                    alphabet.get(pick as usize).copied().unwrap_or(b'a')
-                })
-                .collect();
-            for at in 0..=len {
-                assert_eq!(
-                    special(&bytes, at),
-                    naive(&bytes, at),
-                    "{bytes:?} from {at}"
-                );
+        // Short strings, searched a word at a time, and long ones with few special bytes,
+        // searched past the first words by `memchr` and in blocks.
+        for (strings, longest, sparse) in [(20_000, 40, 64), (1_500, 400, 1_024)] {
+            for _ in 0..strings {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let len = (state % longest) as usize;
+                let bytes: Vec<u8> = (0..u32::try_from(len).expect("small"))
+                    .map(|n| {
+                        let pick =
+                            state.rotate_left(n * 5).wrapping_add(u64::from(n) * 0x9e37) % sparse;
+                        // Mostly plain letters, so runs of several words are searched.
+                        alphabet.get(pick as usize).copied().unwrap_or(b'a')
+                    })
+                    .collect();
+                for at in 0..=len {
+                    assert_eq!(
+                        special(&bytes, at),
+                        naive(&bytes, at),
+                        "{bytes:?} from {at}"
+                    );
+                }
             }
         }
     }
