@@ -106,6 +106,54 @@ impl<R: BufRead> LineReader<R> {
     }
 }
 
+/// The lines of a stream held in memory, as [`LineReader`] reads them (a line longer than
+/// `max` is [`Line::TooLong`]), each borrowed from the stream instead of copied.
+pub fn lines_in(bytes: &[u8], max: usize) -> InMemory<'_> {
+    InMemory {
+        rest: bytes,
+        number: 0,
+        max,
+    }
+}
+
+/// The lines of a stream held in memory: see [`lines_in`].
+#[derive(Debug, Clone)]
+pub struct InMemory<'a> {
+    rest: &'a [u8],
+    number: usize,
+    max: usize,
+}
+
+impl<'a> Iterator for InMemory<'a> {
+    type Item = Line<'a>;
+
+    fn next(&mut self) -> Option<Line<'a>> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        let (line, newline) = match memchr::memchr(b'\n', self.rest) {
+            Some(at) => (&self.rest[..at], true),
+            None => (self.rest, false),
+        };
+        self.rest = &self.rest[(line.len() + usize::from(newline))..];
+        self.number += 1;
+        let number = self.number;
+        Some(if line.len() > self.max {
+            Line::TooLong {
+                number,
+                len: line.len() as u64,
+                newline,
+            }
+        } else {
+            Line::Text {
+                number,
+                bytes: line,
+                newline,
+            }
+        })
+    }
+}
+
 /// The first line without its UTF-8 byte order mark, when it starts with one: JSON text must
 /// not have one (RFC 8259), yet a parser may ignore it, and the kit reads past it (reporting
 /// it, where it checks).
@@ -179,6 +227,42 @@ impl<'a> Iterator for Split<'a> {
 mod tests {
     use super::*;
     use std::io::BufReader;
+
+    /// Lines read in memory are the lines the reader reads, whatever the bound and the
+    /// line ends.
+    #[test]
+    fn lines_in_memory_are_the_lines_read() {
+        let inputs: [&[u8]; 9] = [
+            b"",
+            b"\n",
+            b"\n\n",
+            b"a",
+            b"a\n",
+            b"ab\r\ncd",
+            b"abc\n\nde\r\n",
+            b"12345\n123456\n1234\n\n1234567",
+            b"\xef\xbb\xbf{}\n{\"a\":1}\r\n",
+        ];
+        let show = |line: Line<'_>| match line {
+            Line::Text {
+                number,
+                bytes,
+                newline,
+            } => format!("{number}:{}:{newline}", String::from_utf8_lossy(bytes)),
+            Line::TooLong {
+                number,
+                len,
+                newline,
+            } => format!("{number}:LONG {len}:{newline}"),
+        };
+        for input in inputs {
+            for max in 0..9 {
+                let read = collect(input, max, 3);
+                let in_memory: Vec<String> = lines_in(input, max).map(show).collect();
+                assert_eq!(in_memory, read, "{input:?} at most {max}");
+            }
+        }
+    }
 
     fn collect(input: &[u8], max: usize, capacity: usize) -> Vec<String> {
         let mut reader = LineReader::new(BufReader::with_capacity(capacity, input), max);

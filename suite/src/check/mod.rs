@@ -213,9 +213,8 @@ const UNSIZED_FIRST_READ: u64 = 8 << 10;
 
 /// Checks a stream held in memory.
 pub fn check_bytes(bytes: &[u8], options: &CheckOptions) -> StreamReport {
-    let mut lines = LineReader::new(bytes, options.max_line_bytes);
     let mut checker = Checker::new(options.clone());
-    while let Ok(Some(line)) = lines.next_line() {
+    for line in crate::lines::lines_in(bytes, options.max_line_bytes) {
         checker.line(&line);
     }
     checker.finish()
