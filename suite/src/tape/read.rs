@@ -322,7 +322,7 @@ fn special(bytes: &[u8], at: usize) -> Option<usize> {
 }
 
 /// How far [`special`] reads a word at a time before it takes a string as long.
-const SHORT: usize = 32;
+const SHORT: usize = 128;
 
 /// [`special`] for a long string (a message's text, a tool's output): its quote or backslash
 /// is found by `memchr`, and the bytes before it are looked at for a control character in
