@@ -334,7 +334,7 @@ fn long_special(bytes: &[u8], at: usize) -> Option<usize> {
     let span = &rest[..end.unwrap_or(rest.len())];
     let mut base = 0;
     for block in span.chunks(BLOCK) {
-        if block.iter().fold(false, |any, &b| any | (b < 0x20)) {
+        if block.iter().fold(0u8, |any, &b| any | u8::from(b < 0x20)) != 0 {
             let offset = block.iter().position(|&b| b < 0x20)?;
             return Some(at + base + offset);
         }
@@ -365,13 +365,16 @@ mod tests {
                 state ^= state << 13;
                 state ^= state >> 7;
                 state ^= state << 17;
-                let len = (state % longest) as usize;
+                let len = usize::try_from(state % longest).expect("small");
                 let bytes: Vec<u8> = (0..u32::try_from(len).expect("small"))
                     .map(|n| {
                         let pick =
                             state.rotate_left(n * 5).wrapping_add(u64::from(n) * 0x9e37) % sparse;
                         // Mostly plain letters, so runs of several words are searched.
-                        alphabet.get(pick as usize).copied().unwrap_or(b'a')
+                        alphabet
+                            .get(usize::try_from(pick).expect("small"))
+                            .copied()
+                            .unwrap_or(b'a')
                     })
                     .collect();
                 for at in 0..=len {
