@@ -110,8 +110,7 @@ impl<R: BufRead> LineReader<R> {
 /// `max` is [`Line::TooLong`]), each borrowed from the stream instead of copied.
 pub fn lines_in(bytes: &[u8], max: usize) -> InMemory<'_> {
     InMemory {
-        rest: bytes,
-        number: 0,
+        split: split(bytes),
         max,
     }
 }
@@ -119,8 +118,7 @@ pub fn lines_in(bytes: &[u8], max: usize) -> InMemory<'_> {
 /// The lines of a stream held in memory: see [`lines_in`].
 #[derive(Debug, Clone)]
 pub struct InMemory<'a> {
-    rest: &'a [u8],
-    number: usize,
+    split: Split<'a>,
     max: usize,
 }
 
@@ -128,16 +126,9 @@ impl<'a> Iterator for InMemory<'a> {
     type Item = Line<'a>;
 
     fn next(&mut self) -> Option<Line<'a>> {
-        if self.rest.is_empty() {
-            return None;
-        }
-        let (line, newline) = match memchr::memchr(b'\n', self.rest) {
-            Some(at) => (&self.rest[..at], true),
-            None => (self.rest, false),
-        };
-        self.rest = &self.rest[(line.len() + usize::from(newline))..];
-        self.number += 1;
-        let number = self.number;
+        let (number, line) = self.split.next()?;
+        // Only a last piece with no `\n` after it leaves nothing to split.
+        let newline = self.split.rest.is_some();
         Some(if line.len() > self.max {
             Line::TooLong {
                 number,

@@ -119,9 +119,13 @@ impl Reader {
     fn framed(&mut self) -> io::Result<Vec<u8>> {
         let mut len = [0u8; 8];
         self.inner.read_exact(&mut len)?;
-        let len = usize::try_from(u64::from_le_bytes(len)).map_err(io::Error::other)?;
-        let mut bytes = vec![0; len];
-        self.inner.read_exact(&mut bytes)?;
+        let len = u64::from_le_bytes(len);
+        // Read up to the length, not allocated to it: a damaged length asks for no memory.
+        let mut bytes = Vec::new();
+        (&mut self.inner).take(len).read_to_end(&mut bytes)?;
+        if bytes.len() as u64 != len {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
         Ok(bytes)
     }
 }
@@ -193,7 +197,12 @@ mod tests {
             panic!("a small spool is in memory");
         };
         bytes.pop();
+        let mut damaged = bytes.clone();
         let mut read = spool.read().expect("read back");
+        assert!(matches!(read.next(), Some(Err(_))));
+        // A length past anything there is an error too, and allocates nothing for it.
+        damaged[..8].copy_from_slice(&u64::MAX.to_le_bytes());
+        let mut read = Spool::Memory(damaged).read().expect("read back");
         assert!(matches!(read.next(), Some(Err(_))));
     }
 }
