@@ -179,39 +179,34 @@ impl Schemas {
                 .prepare()
                 .map_err(|e| SchemaError::Compile(e.to_string()))
         };
-        let registry = prepare(|_| None)?;
-        // The tape's validators only say whether a line conforms, never why: they may read
-        // schemas rewritten to say the same at less cost.
-        let tape_registry = prepare(dispatch_first)?;
-        let build = |schema: &Value| {
-            jsonschema::options()
-                .with_draft(Draft::Draft202012)
-                .with_registry(&registry)
-                .build(schema)
-                .map_err(|e| SchemaError::Compile(e.to_string()))
-        };
-        let build_tape = |schema: &Value| {
-            jsonschema::options_for::<crate::tape::Tape>()
-                .with_draft(Draft::Draft202012)
-                .with_registry(&tape_registry)
-                .build(schema)
-                .map_err(|e| SchemaError::Compile(e.to_string()))
-        };
-        let validator = build(root)?;
-        let mut by_type = HashMap::new();
-        let mut tape_by_type = HashMap::new();
-        for (kind, schema) in per_type(root, &root_uri) {
-            by_type.insert(kind.clone(), build(&schema)?);
-            tape_by_type.insert(kind, build_tape(&schema)?);
-        }
+        let types = per_type(root, &root_uri);
         let untyped = untyped(root);
+        // The two sets are compiled on two threads: compiling is most of the time a run of
+        // a few files takes, on one thread or many.
+        let (values, tapes) = std::thread::scope(|scope| {
+            let tapes = scope.spawn(|| {
+                // The tape's validators only say whether a line conforms, never why: they
+                // may read schemas rewritten to say the same at less cost.
+                let registry = prepare(dispatch_first)?;
+                compiled::<crate::tape::Tape>(&registry, root, &types, &untyped)
+            });
+            let values = prepare(|_| None).and_then(|registry| {
+                compiled::<jsonschema::json::SerdeJson>(&registry, root, &types, &untyped)
+            });
+            let tapes = tapes
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (values, tapes)
+        });
+        let (validator, by_type, untyped) = values?;
+        let (tape_validator, tape_by_type, tape_untyped) = tapes?;
         Ok(Schemas {
             validator,
             by_type,
-            untyped: build(&untyped)?,
+            untyped,
             tape_by_type,
-            tape_validator: build_tape(root)?,
-            tape_untyped: build_tape(&untyped)?,
+            tape_validator,
+            tape_untyped,
             documents,
         })
     }
@@ -349,6 +344,30 @@ impl Schemas {
 /// a record of type T: every other constraint of the record schema (its `allOf` entries
 /// without `if`, and its own keywords) and R. A record of type T meets it exactly when it
 /// meets the record schema, for no other dispatch applies to it.
+/// The validators of one set, over one kind of value: the record schema's, each type's, and
+/// the one of what every record meets.
+type Compiled<F> = (Validator<F>, HashMap<String, Validator<F>>, Validator<F>);
+
+fn compiled<F: jsonschema::json::Json>(
+    registry: &Registry,
+    root: &Value,
+    types: &[(String, Value)],
+    untyped: &Value,
+) -> Result<Compiled<F>, SchemaError> {
+    let build = |schema: &Value| {
+        jsonschema::options_for::<F>()
+            .with_draft(Draft::Draft202012)
+            .with_registry(registry)
+            .build(schema)
+            .map_err(|e| SchemaError::Compile(e.to_string()))
+    };
+    let mut by_type = HashMap::new();
+    for (kind, schema) in types {
+        by_type.insert(kind.clone(), build(schema)?);
+    }
+    Ok((build(root)?, by_type, build(untyped)?))
+}
+
 fn per_type(root: &Value, root_uri: &str) -> Vec<(String, Value)> {
     let Some(entries) = root.get("allOf").and_then(Value::as_array) else {
         return Vec::new();

@@ -279,24 +279,48 @@ fn related_then_emit(
             .filter(|(_, change)| !change.is_empty())
             .collect();
     drop(summaries);
-    let spooled = spool
+    let mut spooled = spool
         .read()
         .context("failed to read back the findings kept")?
         .enumerate()
         .map(move |(k, entry)| (entry, changes.remove(&k)));
-    let work = |_, (entry, change): (io::Result<Entry>, Option<Related>)| {
-        let entry = entry.context("failed to read back the findings kept")?;
-        if let (Some((text, valid)), None) = (entry.rendered, &change) {
-            return Ok(Rendered::Text { text, valid });
-        }
-        let mut spooled =
-            Spooled::parse(&entry.findings).context("failed to read back the findings kept")?;
-        if let Some(change) = change {
-            change.apply_to_findings(&mut spooled.diagnostics);
-        }
-        render(format, spooled.into_report())
+    // Most entries are written as they were rendered, a hand-off's work or less: they go to
+    // the threads in runs, so the hand-offs do not cost more than the work.
+    let runs = std::iter::from_fn(|| {
+        let run: Vec<_> = spooled.by_ref().take(READ_BACK_RUN).collect();
+        (!run.is_empty()).then_some(run)
+    });
+    let work = |_, run: Vec<(io::Result<Entry>, Option<Related>)>| {
+        run.into_iter()
+            .map(|(entry, change)| rerender(entry, change, format))
+            .collect::<Vec<_>>()
     };
-    ordered(spooled, jobs, work, |rendered| emitter.put(rendered?))
+    ordered(runs, jobs, work, |run| {
+        run.into_iter()
+            .try_for_each(|rendered| emitter.put(rendered?))
+    })
+}
+
+/// How many spooled entries a thread reads back at a time.
+const READ_BACK_RUN: usize = 32;
+
+/// A spooled entry as it is written: as rendered when the checks across streams leave it
+/// alone, else read back, changed and rendered again.
+fn rerender(
+    entry: io::Result<Entry>,
+    change: Option<Related>,
+    format: FindingsFormat,
+) -> Result<Rendered> {
+    let entry = entry.context("failed to read back the findings kept")?;
+    if let (Some((text, valid)), None) = (entry.rendered, &change) {
+        return Ok(Rendered::Text { text, valid });
+    }
+    let mut spooled =
+        Spooled::parse(&entry.findings).context("failed to read back the findings kept")?;
+    if let Some(change) = change {
+        change.apply_to_findings(&mut spooled.diagnostics);
+    }
+    render(format, spooled.into_report())
 }
 
 /// Writes the shard file of the files selected but its end line: the header and an entry
