@@ -179,27 +179,27 @@ impl Schemas {
                 .prepare()
                 .map_err(|e| SchemaError::Compile(e.to_string()))
         };
-        let types = per_type(root, &root_uri);
+        let by_kind = per_type(root, &root_uri);
         let untyped = untyped(root);
         // The two sets are compiled on two threads: compiling is most of the time a run of
         // a few files takes, on one thread or many.
-        let (values, tapes) = std::thread::scope(|scope| {
-            let tapes = scope.spawn(|| {
+        let (for_values, for_tapes) = std::thread::scope(|scope| {
+            let on_tape = scope.spawn(|| {
                 // The tape's validators only say whether a line conforms, never why: they
                 // may read schemas rewritten to say the same at less cost.
                 let registry = prepare(dispatch_first)?;
-                compiled::<crate::tape::Tape>(&registry, root, &types, &untyped)
+                compiled::<crate::tape::Tape>(&registry, root, &by_kind, &untyped)
             });
-            let values = prepare(|_| None).and_then(|registry| {
-                compiled::<jsonschema::json::SerdeJson>(&registry, root, &types, &untyped)
+            let on_values = prepare(|_| None).and_then(|registry| {
+                compiled::<jsonschema::json::SerdeJson>(&registry, root, &by_kind, &untyped)
             });
-            let tapes = tapes
+            let on_tape = on_tape
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (values, tapes)
+            (on_values, on_tape)
         });
-        let (validator, by_type, untyped) = values?;
-        let (tape_validator, tape_by_type, tape_untyped) = tapes?;
+        let (validator, by_type, untyped) = for_values?;
+        let (tape_validator, tape_by_type, tape_untyped) = for_tapes?;
         Ok(Schemas {
             validator,
             by_type,
