@@ -2,7 +2,7 @@
 //! few bytes a record: ids in one arena, numbers that only grow in 32 bits each, and a hash
 //! index of record numbers that holds no key of its own.
 
-use std::collections::hash_map::RandomState;
+use foldhash::quality::RandomState;
 use std::hash::{BuildHasher, Hasher};
 
 /// The most records a stream may have in these structures: record numbers are `u32`, and
@@ -111,14 +111,15 @@ impl Default for Index {
             slots: Vec::new(),
             tags: Vec::new(),
             len: 0,
-            state: RandomState::new(),
+            state: RandomState::default(),
         }
     }
 }
 
 impl Index {
     /// The hash of a key, keyed randomly per index so that a stream cannot aim for
-    /// collisions.
+    /// collisions. The keys are compared whole: a collision costs a probe, never a wrong
+    /// answer, so a hash cheaper than SipHash serves.
     pub(crate) fn hash(&self, key: &[u8]) -> u64 {
         let mut hasher = self.state.build_hasher();
         hasher.write(key);

@@ -46,6 +46,7 @@ where
         room: Condvar::new(),
         first: AtomicUsize::new(0),
         stopped: AtomicBool::new(false),
+        waiting: AtomicUsize::new(0),
         state: Mutex::new(State {
             first: 0,
             draining: false,
@@ -93,6 +94,8 @@ struct Shared<S, T, E> {
     first: AtomicUsize,
     /// `each` broke.
     stopped: AtomicBool,
+    /// How many threads wait for `room`.
+    waiting: AtomicUsize,
     state: Mutex<State<T>>,
     each: Mutex<E>,
     window: usize,
@@ -118,11 +121,20 @@ impl<I, S: Iterator<Item = I>, T, E: FnMut(usize, T) -> ControlFlow<()>> Shared<
                 items.taken += 1;
                 return Some((items.taken - 1, item));
             }
+            // Counted before it looks again, so that a hand-over that moves the first item
+            // after this look sees a thread to wake (a wake-up costs a system call: none is
+            // made when no thread waits, which is almost always).
+            self.waiting.fetch_add(1, Ordering::SeqCst);
+            if items.taken < self.first.load(Ordering::SeqCst) + self.window {
+                self.waiting.fetch_sub(1, Ordering::SeqCst);
+                continue;
+            }
             items = self
                 .room
                 .wait_timeout(items, RECHECK)
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
+            self.waiting.fetch_sub(1, Ordering::SeqCst);
         }
     }
 
@@ -168,7 +180,9 @@ impl<I, S: Iterator<Item = I>, T, E: FnMut(usize, T) -> ControlFlow<()>> Shared<
                 if broke {
                     self.stopped.store(true, Ordering::SeqCst);
                 }
-                self.room.notify_all();
+                if broke || self.waiting.load(Ordering::SeqCst) > 0 {
+                    self.room.notify_all();
+                }
                 if broke {
                     state.draining = false;
                     break;

@@ -7,11 +7,13 @@ use asr_suite::report::FileReport;
 use std::io::{self, Write};
 
 /// Writes each report as it is given: human and JSON lines at once (flushed, so a reader of
-/// the output sees each file's as soon as it is checked); SARIF, one document for every file,
-/// at the end.
+/// the output sees each file's as soon as it is checked, unless [`Emitter::flushed_at_end`]);
+/// SARIF, one document for every file, at the end.
 pub struct Emitter<W: Write> {
     out: W,
     format: FindingsFormat,
+    /// Whether each report is flushed as it is written.
+    flush_each: bool,
     /// For SARIF: the reports, until the end.
     held: Vec<FileReport>,
     /// Whether every report given was valid.
@@ -26,6 +28,7 @@ impl<W: Write> Emitter<W> {
         Emitter {
             out,
             format,
+            flush_each: true,
             held: Vec::new(),
             valid: true,
             broken: false,
@@ -34,6 +37,12 @@ impl<W: Write> Emitter<W> {
 
     pub fn format(&self) -> FindingsFormat {
         self.format
+    }
+
+    /// Flushes only when the buffer is full and at the end, for reports all ready at once
+    /// (those held for the checks across streams): one write of each, not of each report.
+    pub fn flushed_at_end(&mut self) {
+        self.flush_each = false;
     }
 
     /// Writes one file's report.
@@ -70,7 +79,9 @@ impl<W: Write> Emitter<W> {
         match rendered {
             Rendered::Text { text, .. } => {
                 self.out.write_all(&text)?;
-                self.out.flush()?;
+                if self.flush_each {
+                    self.out.flush()?;
+                }
             }
             Rendered::Held(report) => self.held.push(report),
         }
@@ -164,4 +175,59 @@ fn print_human(out: &mut impl Write, report: &FileReport) -> io::Result<()> {
         c.inferred.warning,
         c.inferred.notice
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sink counting the writes that reach it.
+    #[derive(Default)]
+    struct Counted {
+        writes: usize,
+        bytes: Vec<u8>,
+    }
+
+    impl Write for &mut Counted {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.writes += 1;
+            self.bytes.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Writes 100 small reports through a buffer, flushed each or at the end: what reached
+    /// the sink, and in how many writes.
+    fn emitted(at_end: bool) -> (usize, Vec<u8>) {
+        let mut sink = Counted::default();
+        let mut emitter = Emitter::new(io::BufWriter::new(&mut sink), FindingsFormat::Json);
+        if at_end {
+            emitter.flushed_at_end();
+        }
+        for n in 0..100 {
+            let text = format!("{{\"file\":\"{n}.jsonl\"}}\n").into_bytes();
+            emitter
+                .put(Rendered::Text { text, valid: true })
+                .expect("written");
+        }
+        emitter.finish().expect("finished");
+        (sink.writes, sink.bytes)
+    }
+
+    #[test]
+    fn reports_flushed_at_end_are_the_same_bytes_in_fewer_writes() {
+        let (each, streamed) = emitted(false);
+        let (at_end, held) = emitted(true);
+        assert_eq!(each, 100, "a report flushed as it is written is one write");
+        assert!(
+            at_end <= 2,
+            "{at_end} writes for reports flushed at the end"
+        );
+        assert_eq!(streamed, held);
+        assert!(held.starts_with(b"{\"file\":\"0.jsonl\"}\n{\"file\":\"1.jsonl\"}"));
+    }
 }

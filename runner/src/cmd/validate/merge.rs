@@ -95,6 +95,7 @@ fn merge(files: &[PathBuf], format: FindingsFormat, independent: bool) -> Result
         .map(|path| Entries::open(path))
         .collect::<Result<Vec<_>>>()?;
     let mut emitter = Emitter::new(io::BufWriter::new(io::stdout()), format);
+    emitter.flushed_at_end();
     for (index, owner) in owners.into_iter().enumerate() {
         match readers[owner].next(index)? {
             ShardLine::Stream { report, .. } => {

@@ -20,7 +20,7 @@ use asr_suite::walk::{self, Wanted};
 use emit::{Emitter, Rendered, render};
 use spool::{Entry, Spool, Spooled};
 use std::fs::{File, Metadata};
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::num::NonZeroUsize;
 use std::ops::ControlFlow;
 use std::os::fd::AsFd;
@@ -91,8 +91,8 @@ pub fn run(args: &Args) -> Result<u8> {
     let checker = Checker {
         options: options.clone(),
         // One bar at a time on a terminal: only when files are checked one at a time, or
-        // one file is given.
-        bars: jobs == 1 || (given.len() == 1 && !given[0].is_dir()),
+        // one file is given. Asked once: off a terminal a file costs no more than its check.
+        bars: (jobs == 1 || (given.len() == 1 && !given[0].is_dir())) && io::stderr().is_terminal(),
     };
     let header = shard.map(|shard| Header {
         kit_version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -290,6 +290,7 @@ fn related_then_emit(
         let run: Vec<_> = spooled.by_ref().take(READ_BACK_RUN).collect();
         (!run.is_empty()).then_some(run)
     });
+    emitter.flushed_at_end();
     let work = |_, run: Vec<(io::Result<Entry>, Option<Related>)>| {
         run.into_iter()
             .map(|(entry, change)| rerender(entry, change, format))

@@ -5,13 +5,13 @@
 use asr_suite::check::{CheckError, CheckOptions, StreamReport, check_sized};
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use std::fmt;
-use std::io::{self, IsTerminal, Read};
+use std::io::{self, Read};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Checks a stream as [`check_sized`] does, with a bar on stderr when `bars` is true and
-/// stderr is a terminal: the bytes read, of `len` when the size is known, and the lines
-/// read.
+/// Checks a stream as [`check_sized`] does, with a bar on stderr when `bars` is true (the
+/// caller found stderr a terminal): the bytes read, of `len` when the size is known, and the
+/// lines read.
 pub fn check<R: Read>(
     reader: R,
     name: &str,
@@ -19,7 +19,7 @@ pub fn check<R: Read>(
     options: &CheckOptions,
     bars: bool,
 ) -> Result<StreamReport, CheckError> {
-    if !bars || !io::stderr().is_terminal() {
+    if !bars {
         return check_sized(reader, len, options);
     }
     let lines = Arc::new(AtomicU64::new(0));
