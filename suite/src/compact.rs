@@ -95,7 +95,7 @@ impl Strings {
 /// costs 5 bytes a slot (between 6 and 14 bytes an entry with the load kept under 3/4): the
 /// number, and 8 bits of its hash, so that a probe past another key rarely asks the caller
 /// to compare keys.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Index {
     slots: Vec<u32>,
     tags: Vec<u8>,
@@ -104,17 +104,6 @@ pub(crate) struct Index {
 }
 
 const EMPTY: u32 = u32::MAX;
-
-impl Default for Index {
-    fn default() -> Self {
-        Index {
-            slots: Vec::new(),
-            tags: Vec::new(),
-            len: 0,
-            state: RandomState::default(),
-        }
-    }
-}
 
 impl Index {
     /// The hash of a key, keyed randomly per index so that a stream cannot aim for
