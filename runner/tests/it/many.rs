@@ -67,6 +67,66 @@ fn the_output_is_the_same_whatever_the_jobs() {
     assert!(!text(&alone).contains("\"rule\":\"ASR-412\""));
 }
 
+/// The lineage cases among many streams the checks across streams leave alone: the output
+/// of the checks across streams is then written from the thread that reads it back, not
+/// handed between threads, and is still the same whatever `--jobs` is.
+#[test]
+fn the_output_is_the_same_whatever_the_jobs_when_few_streams_change() {
+    let lineage = lineage();
+    let fillers = scratch("many-fillers");
+    for n in 0..600 {
+        let header = format!(
+            r#"{{"type":"session","seq":0,"id":"h","formatVersion":"0.1","agent":{{"name":"codex"}},"sessionId":"filler-{n}"}}"#
+        );
+        std::fs::write(
+            fillers.join(format!("f{n:03}.jsonl")),
+            format!("{header}\n"),
+        )
+        .expect("write");
+    }
+    let (lineage, fillers) = (lineage.to_string_lossy(), fillers.to_string_lossy());
+    let run = |jobs: &str, independent: bool| {
+        let mut args = vec![
+            lineage.as_ref(),
+            fillers.as_ref(),
+            "--format",
+            "json",
+            "--jobs",
+            jobs,
+        ];
+        if independent {
+            args.push("--independent");
+        }
+        validate(&args)
+    };
+    let one = run("1", false);
+    assert_eq!(
+        one.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&one.stderr)
+    );
+    for jobs in ["2", "5"] {
+        let many = run(jobs, false);
+        assert_eq!(many.status, one.status, "--jobs {jobs}");
+        assert!(many.stdout == one.stdout, "--jobs {jobs}: another output");
+    }
+    // Some streams are changed by the checks across streams, fewer than a quarter of them.
+    let alone = text(&run("2", true));
+    let related = text(&one);
+    let changed = related
+        .lines()
+        .zip(alone.lines())
+        .filter(|(r, a)| r != a)
+        .count();
+    let all = related.lines().count();
+    assert_eq!(all, 755);
+    assert!(
+        changed > 0 && changed * 4 < all,
+        "{changed} of {all} changed"
+    );
+}
+
 #[test]
 fn independent_output_starts_before_the_last_file_is_checked() {
     let dir = scratch("many-fifo");
