@@ -7,14 +7,14 @@
 //! `asr-ctk validate --format json ARCHIVE > /dev/null`:
 //!
 //! - on 10,000 files, with `--jobs 1` and `--jobs 2`, `--independent` and with the checks
-//!   across streams, each run in turn, 5 runs each: the median wall and CPU time, the time
+//!   across streams, each run in turn, 7 runs each: the median wall and CPU time, the time
 //!   a file, and the speedup of two jobs over one (the median of each round's ratio);
 //! - on 10,000 and 100,000 files (two jobs, the checks across streams): the peak resident
 //!   memory, and its growth per file from one size to the next;
 //! - on 10,000 files: three shards (`--shard i/3`) one after another, and their merge.
 //!
 //! Each run is a child process of its own, so its peak memory is its own. Other sizes:
-//! `-- --files 10000,100000` (or `ASR_CTK_ARCHIVE_FILES`); runs: `-- --runs 5`.
+//! `-- --files 10000,100000` (or `ASR_CTK_ARCHIVE_FILES`); runs: `-- --runs 7`.
 
 #![expect(
     clippy::cast_precision_loss,
@@ -43,9 +43,9 @@ fn main() {
         .split(',')
         .filter_map(|v| v.trim().parse().ok())
         .collect();
-    let runs: usize = option("--runs", "ASR_CTK_ARCHIVE_RUNS", "5")
+    let runs: usize = option("--runs", "ASR_CTK_ARCHIVE_RUNS", "7")
         .parse()
-        .unwrap_or(5);
+        .unwrap_or(7);
     let streams = corpus_streams();
     let bytes: usize = streams.iter().map(Vec::len).sum();
     println!(
