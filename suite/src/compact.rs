@@ -31,6 +31,11 @@ impl Rising {
         self.low.push(low_half(value));
     }
 
+    /// Room for `more` values.
+    pub(crate) fn reserve(&mut self, more: usize) {
+        self.low.reserve(more);
+    }
+
     /// The value at `index`.
     pub(crate) fn get(&self, index: usize) -> u64 {
         let Some(&low) = self.low.get(index) else {
@@ -62,6 +67,12 @@ impl Strings {
         self.starts.push(self.bytes.len() as u64);
         self.bytes.extend_from_slice(text);
         self.starts.len() - 1
+    }
+
+    /// Room for `more` strings of `bytes` bytes in all.
+    pub(crate) fn reserve(&mut self, more: usize, bytes: usize) {
+        self.starts.reserve(more);
+        self.bytes.reserve(bytes);
     }
 
     /// The `n`th string (empty when there is none).
@@ -181,6 +192,11 @@ impl Ids {
         let hash = self.index.hash(id);
         self.index
             .find(hash, |n| self.strings.get(n as usize) == id)
+    }
+
+    /// Room for `more` ids of `bytes` bytes in all.
+    pub(crate) fn reserve(&mut self, more: usize, bytes: usize) {
+        self.strings.reserve(more, bytes);
     }
 
     /// Adds an id not yet known and returns its number; `None` when there are

@@ -50,6 +50,9 @@ pub struct RecordIndex {
 /// How many types are looked up by a scan of their names rather than by their hashes.
 const FEW_KINDS: usize = 16;
 
+/// How many records a stream's index has room for from its first.
+const FIRST_RECORDS: usize = 32;
+
 /// The code of "no type".
 const NO_KIND: u8 = 0;
 /// The code of a type number that does not fit a byte.
@@ -64,6 +67,9 @@ impl RecordIndex {
         };
         if let Some(first) = self.find(id) {
             return Added::Repeated(first);
+        }
+        if self.seqs.capacity() == 0 {
+            self.reserve_first();
         }
         let Some(n) = self.ids.add(id.as_bytes()) else {
             return Added::Full;
@@ -95,6 +101,21 @@ impl RecordIndex {
             }
         }
         Added::New(n)
+    }
+
+    /// Room for the first [`FIRST_RECORDS`] records in every column at once: most streams
+    /// are short, and columns grown from nothing a push at a time cost a stream about ten
+    /// allocations more than they hold.
+    fn reserve_first(&mut self) {
+        self.ids.reserve(FIRST_RECORDS, FIRST_RECORDS * 32);
+        self.lines.reserve(FIRST_RECORDS);
+        self.seqs.reserve(FIRST_RECORDS);
+        self.has_seq.reserve(FIRST_RECORDS);
+        self.kinds.reserve(FIRST_RECORDS);
+        self.natives.hashes.reserve(FIRST_RECORDS);
+        self.natives.last.reserve(FIRST_RECORDS);
+        self.natives.records.reserve(FIRST_RECORDS);
+        self.natives.earlier.reserve(FIRST_RECORDS);
     }
 
     /// How many records are indexed.
