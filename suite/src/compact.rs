@@ -118,8 +118,10 @@ const EMPTY: u32 = u32::MAX;
 
 impl Index {
     /// The hash of a key, keyed randomly per index so that a stream cannot aim for
-    /// collisions. The keys are compared whole: a collision costs a probe, never a wrong
-    /// answer, so a hash cheaper than SipHash serves.
+    /// collisions: it is written before the key exists, and foldhash has no inputs that
+    /// collide under every key (it does not hold against one who watches the hashes, which
+    /// a stream cannot). The keys are compared whole: a collision costs a probe, never a
+    /// wrong answer.
     pub(crate) fn hash(&self, key: &[u8]) -> u64 {
         let mut hasher = self.state.build_hasher();
         hasher.write(key);
