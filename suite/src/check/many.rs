@@ -106,6 +106,11 @@ struct Shared<S, T, E> {
 const RECHECK: Duration = Duration::from_millis(10);
 
 impl<I, S: Iterator<Item = I>, T, E: FnMut(usize, T) -> ControlFlow<()>> Shared<S, T, E> {
+    /// Whether a thread may start another item when `taken` are taken.
+    fn has_room(&self, taken: usize) -> bool {
+        taken < self.first.load(Ordering::SeqCst) + self.window
+    }
+
     /// The next item and its index, or none when there is none or the work stopped.
     fn take(&self) -> Option<(usize, I)> {
         let mut items = self.items.lock().unwrap_or_else(PoisonError::into_inner);
@@ -113,7 +118,7 @@ impl<I, S: Iterator<Item = I>, T, E: FnMut(usize, T) -> ControlFlow<()>> Shared<
             if self.stopped.load(Ordering::SeqCst) || items.exhausted {
                 return None;
             }
-            if items.taken < self.first.load(Ordering::SeqCst) + self.window {
+            if self.has_room(items.taken) {
                 let Some(item) = items.source.next() else {
                     items.exhausted = true;
                     return None;
@@ -125,7 +130,7 @@ impl<I, S: Iterator<Item = I>, T, E: FnMut(usize, T) -> ControlFlow<()>> Shared<
             // after this look sees a thread to wake (a wake-up costs a system call: none is
             // made when no thread waits, which is almost always).
             self.waiting.fetch_add(1, Ordering::SeqCst);
-            if items.taken < self.first.load(Ordering::SeqCst) + self.window {
+            if self.has_room(items.taken) {
                 self.waiting.fetch_sub(1, Ordering::SeqCst);
                 continue;
             }
