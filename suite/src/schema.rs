@@ -13,7 +13,7 @@ use crate::rule::{self, RuleId};
 use jsonschema::{Draft, Registry, ValidationError, Validator};
 use serde_json::Value;
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 /// The base of every schema `$id`. The `.invalid` name cannot resolve; nothing is fetched.
 pub const BASE_URI: &str = "https://asr-ctk.invalid/schemas/";
@@ -125,6 +125,10 @@ pub struct Schemas {
     tape_validator: Validator<crate::tape::Tape>,
     tape_untyped: Validator<crate::tape::Tape>,
     documents: HashMap<String, Value>,
+    /// The annotation found for each evaluation path failures have had: a path is a place
+    /// in the schemas, so there are at most as many as the schemas have keywords, and a
+    /// stream with many failing lines fails at the same few.
+    annotations: Mutex<HashMap<Box<str>, Annotation>>,
 }
 
 impl std::fmt::Debug for Schemas {
@@ -208,6 +212,7 @@ impl Schemas {
             tape_validator,
             tape_untyped,
             documents,
+            annotations: Mutex::default(),
         })
     }
 
@@ -256,7 +261,7 @@ impl Schemas {
     }
 
     fn map(&self, error: &ValidationError<'_>) -> SchemaFinding {
-        let annotation = self.annotation(error.evaluation_path().as_str());
+        let annotation = self.annotation_at(error.evaluation_path().as_str());
         let mut pointer = error.instance_path().as_str().to_owned();
         if let Some(token) = &annotation.pointer {
             push_token(&mut pointer, token);
@@ -277,6 +282,23 @@ impl Schemas {
             pointer,
             message,
         }
+    }
+
+    /// [`Schemas::annotation`], found once for each path.
+    fn annotation_at(&self, evaluation_path: &str) -> Annotation {
+        // A poisoned lock only means another thread panicked while it held it; the map is
+        // whole whatever the panic, for an entry is inserted in one call.
+        let lock = || {
+            self.annotations
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        if let Some(found) = lock().get(evaluation_path) {
+            return found.clone();
+        }
+        let found = self.annotation(evaluation_path);
+        lock().insert(evaluation_path.into(), found.clone());
+        found
     }
 
     /// The innermost rule annotation on an evaluation path, `$ref`s followed, and the
@@ -492,6 +514,7 @@ fn unknown_rule(node: &Value) -> Option<String> {
     }
 }
 
+#[derive(Clone, Debug, PartialEq)]
 struct Annotation {
     rule: RuleId,
     severity: Severity,
@@ -686,6 +709,45 @@ mod tests {
         assert!(
             lines > 1000 && invalid > 50,
             "{lines} lines, {invalid} invalid"
+        );
+    }
+
+    #[test]
+    fn an_annotation_remembered_is_the_one_found_anew_for_every_failure_of_the_corpus() {
+        let schemas = Schemas::embedded();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+        let cases = crate::case::load_corpus(&root).expect("the corpus");
+        let mut paths = std::collections::BTreeSet::new();
+        for case in &cases {
+            for (_, path) in &case.streams {
+                let text = std::fs::read(path).expect("a stream");
+                for line in crate::lines::split(&text).bytes() {
+                    let Ok(value) = serde_json::from_slice::<Value>(line) else {
+                        continue;
+                    };
+                    for error in schemas.validator.iter_errors(&value) {
+                        paths.insert(error.evaluation_path().as_str().to_owned());
+                    }
+                }
+            }
+        }
+        // Twice over, so the second pass reads each from memory, in another order.
+        for path in paths.iter().chain(paths.iter().rev()) {
+            assert_eq!(
+                schemas.annotation_at(path),
+                schemas.annotation(path),
+                "{path}"
+            );
+        }
+        let rules: std::collections::BTreeSet<_> = paths
+            .iter()
+            .map(|p| schemas.annotation_at(p).rule)
+            .collect();
+        assert!(
+            paths.len() > 50 && rules.len() > 20,
+            "{} paths, {} rules",
+            paths.len(),
+            rules.len()
         );
     }
 
