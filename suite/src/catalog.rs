@@ -334,11 +334,12 @@ fn follow<'v>(objects: Vec<&'v Map<String, Value>>, steps: &[&str]) -> Vec<&'v s
         (_, Some(name)) => (name, "{}"),
         _ => (*step, ""),
     };
-    let reached = objects
-        .into_iter()
-        .flat_map(|object| object.iter())
-        .filter(|(member, _)| name == "*" || *member == name)
-        .map(|(_, value)| value);
+    // A named member is looked up; only `*` reads every member.
+    let reached = objects.into_iter().flat_map(|object| {
+        let named = (name != "*").then(|| object.get(name)).flatten();
+        let every = (name == "*").then(|| object.values()).into_iter().flatten();
+        named.into_iter().chain(every)
+    });
     let values: Vec<&Value> = match suffix {
         "{}" => {
             return reached
