@@ -11,7 +11,7 @@
 use super::FORMAT_VERSION;
 use super::kept::Kept;
 use crate::schema::Schemas;
-use crate::tape::{Doc, Elements, Node};
+use crate::tape::{Doc, Elements, Members, Node};
 
 /// Whether the fast path is taken: always, but in the tests that compare it with the full
 /// path alone.
@@ -37,7 +37,7 @@ pub(crate) fn clean(bytes: &[u8], schemas: &Schemas) -> Option<(Kept, bool)> {
     if session && !schemas.tape_conforms_untyped(record) {
         return None;
     }
-    if !quiet(record, kind) {
+    if !quiet(members, kind) {
         return None;
     }
     Some((Kept::of(members), session))
@@ -45,80 +45,142 @@ pub(crate) fn clean(bytes: &[u8], schemas: &Schemas) -> Option<(Kept, bool)> {
 
 /// Whether the checks within one record ([`super::record::check`]) surely find nothing: each
 /// condition here holds whenever one of them would report (some hold more often).
-fn quiet(record: Node<'_>, kind: &str) -> bool {
-    let content_explained = record
-        .get("capture")
+fn quiet(record: Members<'_>, kind: &str) -> bool {
+    let looked = Looked::of(record);
+    let content_explained = looked
+        .capture
         .and_then(|c| c.get("content"))
         .is_some_and(|c| c.object().is_some());
-    for member in ["content", "displayContent"] {
-        if let Some(parts) = record.get(member).and_then(Node::array) {
-            if parts.iter().enumerate().any(|(index, part)| {
-                misderived(part, index, parts.len())
-                    || (!content_explained && summary_labelled_full(part))
-            }) {
+    // ASR-205 reads the message's parts, not what was displayed.
+    let mut part_says_notice = false;
+    for (is_content, parts) in [(true, looked.content), (false, looked.display)] {
+        let Some(parts) = parts.and_then(Node::array) else {
+            continue;
+        };
+        for (index, part) in parts.iter().enumerate() {
+            let part = PartLooked::of(part);
+            if part.misderived(index, parts.len())
+                || (!content_explained && part.summary_labelled_full())
+            {
                 return false;
             }
+            part_says_notice |= is_content && says_notice(part.origin);
         }
     }
     let empty_unexplained = || {
         !content_explained
-            && record
-                .get("content")
+            && looked
+                .content
                 .and_then(Node::array)
                 .is_some_and(|parts| parts.len() == 0)
     };
     match kind {
-        "session" => record
-            .get("formatVersion")
+        "session" => looked
+            .format_version
             .and_then(Node::str)
             .is_none_or(|version| version == FORMAT_VERSION),
-        "message" => !empty_unexplained() && !notice(record),
+        // ASR-205: a notice's author and audience are the full path's to judge.
+        "message" => !empty_unexplained() && !says_notice(looked.origin) && !part_says_notice,
         "plan" => {
             let document = matches!(
-                record.get("planType").and_then(Node::str),
+                looked.plan_type.and_then(Node::str),
                 Some("document" | "goal")
             );
             !(document && empty_unexplained())
-                && record
-                    .get("entries")
-                    .and_then(Node::array)
-                    .is_none_or(entries_agree)
+                && looked.entries.and_then(Node::array).is_none_or(entries_agree)
         }
         _ => true,
     }
 }
 
-/// ASR-233: `derivation.from` is the part's own index, or past the array.
-fn misderived(part: Node<'_>, index: usize, len: usize) -> bool {
-    part.get("derivation")
-        .and_then(|d| d.get("from"))
-        .and_then(Node::u64)
-        .is_some_and(|from| usize::try_from(from).map_or(true, |from| from == index || from >= len))
+/// The members of a record that [`quiet`] reads, found in one pass over its members (a
+/// clean line's object has no name twice).
+#[derive(Default)]
+struct Looked<'d> {
+    capture: Option<Node<'d>>,
+    content: Option<Node<'d>>,
+    display: Option<Node<'d>>,
+    format_version: Option<Node<'d>>,
+    origin: Option<Node<'d>>,
+    plan_type: Option<Node<'d>>,
+    entries: Option<Node<'d>>,
 }
 
-/// ASR-214 (clause b): a reasoning part labelled full that holds a summary and no text.
-fn summary_labelled_full(part: Node<'_>) -> bool {
-    part.get("type").and_then(Node::str) == Some("reasoning")
-        && part.get("visibility").and_then(Node::str) == Some("full")
-        && part
-            .get("summary")
-            .and_then(Node::array)
-            .is_some_and(|s| s.len() > 0)
-        && part
-            .get("text")
-            .and_then(Node::str)
-            .is_none_or(str::is_empty)
+impl<'d> Looked<'d> {
+    fn of(members: Members<'d>) -> Looked<'d> {
+        let mut looked = Looked::default();
+        for (name, value) in members.iter() {
+            let slot = match name {
+                "capture" => &mut looked.capture,
+                "content" => &mut looked.content,
+                "displayContent" => &mut looked.display,
+                "formatVersion" => &mut looked.format_version,
+                "origin" => &mut looked.origin,
+                "planType" => &mut looked.plan_type,
+                "entries" => &mut looked.entries,
+                _ => continue,
+            };
+            *slot = Some(value);
+        }
+        looked
+    }
 }
 
-/// ASR-205: the message or one of its parts says origin `notice` (whose author and
-/// audience the full path then judges).
-fn notice(record: Node<'_>) -> bool {
-    let says_notice = |node: Node<'_>| node.get("origin").and_then(Node::str) == Some("notice");
-    says_notice(record)
-        || record
-            .get("content")
-            .and_then(Node::array)
-            .is_some_and(|parts| parts.iter().any(says_notice))
+/// The members of a part that [`quiet`] reads, found in one pass (none when it is no
+/// object).
+#[derive(Default)]
+struct PartLooked<'d> {
+    kind: Option<Node<'d>>,
+    derivation: Option<Node<'d>>,
+    visibility: Option<Node<'d>>,
+    summary: Option<Node<'d>>,
+    text: Option<Node<'d>>,
+    origin: Option<Node<'d>>,
+}
+
+impl<'d> PartLooked<'d> {
+    fn of(part: Node<'d>) -> PartLooked<'d> {
+        let mut looked = PartLooked::default();
+        for (name, value) in part.object().into_iter().flat_map(Members::iter) {
+            let slot = match name {
+                "type" => &mut looked.kind,
+                "derivation" => &mut looked.derivation,
+                "visibility" => &mut looked.visibility,
+                "summary" => &mut looked.summary,
+                "text" => &mut looked.text,
+                "origin" => &mut looked.origin,
+                _ => continue,
+            };
+            *slot = Some(value);
+        }
+        looked
+    }
+
+    /// ASR-233: `derivation.from` is the part's own index, or past the array.
+    fn misderived(&self, index: usize, len: usize) -> bool {
+        self.derivation
+            .and_then(|d| d.get("from"))
+            .and_then(Node::u64)
+            .is_some_and(|from| {
+                usize::try_from(from).map_or(true, |from| from == index || from >= len)
+            })
+    }
+
+    /// ASR-214 (clause b): a reasoning part labelled full that holds a summary and no text.
+    fn summary_labelled_full(&self) -> bool {
+        self.kind.and_then(Node::str) == Some("reasoning")
+            && self.visibility.and_then(Node::str) == Some("full")
+            && self
+                .summary
+                .and_then(Node::array)
+                .is_some_and(|s| s.len() > 0)
+            && self.text.and_then(Node::str).is_none_or(str::is_empty)
+    }
+}
+
+/// ASR-205: an `origin` of `notice`.
+fn says_notice(origin: Option<Node<'_>>) -> bool {
+    origin.and_then(Node::str) == Some("notice")
 }
 
 /// ASR-236: entry ids unique, and every `blockedBy` names another entry of the record.
