@@ -87,7 +87,10 @@ fn quiet(record: Members<'_>, kind: &str) -> bool {
                 Some("document" | "goal")
             );
             !(document && empty_unexplained())
-                && looked.entries.and_then(Node::array).is_none_or(entries_agree)
+                && looked
+                    .entries
+                    .and_then(Node::array)
+                    .is_none_or(entries_agree)
         }
         _ => true,
     }
