@@ -678,33 +678,41 @@ mod tests {
         assert!(dispatch_first(&with_else).is_none());
     }
 
-    #[test]
-    fn the_schema_of_a_type_decides_as_the_record_schema_does_on_every_corpus_line() {
-        let schemas = Schemas::embedded();
-        assert!(schemas.by_type.len() >= 6, "{:?}", schemas.by_type.keys());
+    /// Every line of the corpus that is JSON, with the name of its case.
+    fn corpus_lines() -> Vec<(String, Value)> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
         let cases = crate::case::load_corpus(&root).expect("the corpus");
-        let (mut lines, mut invalid) = (0, 0);
+        let mut lines = Vec::new();
         for case in &cases {
             for (_, path) in &case.streams {
                 let text = std::fs::read(path).expect("a stream");
                 for line in crate::lines::split(&text).bytes() {
-                    let Ok(value) = serde_json::from_slice::<Value>(line) else {
-                        continue;
-                    };
-                    let Some(fast) = value
-                        .get("type")
-                        .and_then(Value::as_str)
-                        .and_then(|k| schemas.by_type.get(k))
-                    else {
-                        continue;
-                    };
-                    lines += 1;
-                    let whole = schemas.validator.is_valid(&value);
-                    invalid += usize::from(!whole);
-                    assert_eq!(fast.is_valid(&value), whole, "{}: {value}", case.name);
+                    if let Ok(value) = serde_json::from_slice::<Value>(line) {
+                        lines.push((case.name.clone(), value));
+                    }
                 }
             }
+        }
+        lines
+    }
+
+    #[test]
+    fn the_schema_of_a_type_decides_as_the_record_schema_does_on_every_corpus_line() {
+        let schemas = Schemas::embedded();
+        assert!(schemas.by_type.len() >= 6, "{:?}", schemas.by_type.keys());
+        let (mut lines, mut invalid) = (0, 0);
+        for (case, value) in corpus_lines() {
+            let Some(fast) = value
+                .get("type")
+                .and_then(Value::as_str)
+                .and_then(|k| schemas.by_type.get(k))
+            else {
+                continue;
+            };
+            lines += 1;
+            let whole = schemas.validator.is_valid(&value);
+            invalid += usize::from(!whole);
+            assert_eq!(fast.is_valid(&value), whole, "{case}: {value}");
         }
         assert!(
             lines > 1000 && invalid > 50,
@@ -715,20 +723,10 @@ mod tests {
     #[test]
     fn an_annotation_remembered_is_the_one_found_anew_for_every_failure_of_the_corpus() {
         let schemas = Schemas::embedded();
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
-        let cases = crate::case::load_corpus(&root).expect("the corpus");
         let mut paths = std::collections::BTreeSet::new();
-        for case in &cases {
-            for (_, path) in &case.streams {
-                let text = std::fs::read(path).expect("a stream");
-                for line in crate::lines::split(&text).bytes() {
-                    let Ok(value) = serde_json::from_slice::<Value>(line) else {
-                        continue;
-                    };
-                    for error in schemas.validator.iter_errors(&value) {
-                        paths.insert(error.evaluation_path().as_str().to_owned());
-                    }
-                }
+        for (_, value) in corpus_lines() {
+            for error in schemas.validator.iter_errors(&value) {
+                paths.insert(error.evaluation_path().as_str().to_owned());
             }
         }
         // Twice over, so the second pass reads each from memory, in another order.

@@ -37,7 +37,7 @@ pub(crate) fn clean(bytes: &[u8], schemas: &Schemas) -> Option<(Kept, bool)> {
     if session && !schemas.tape_conforms_untyped(record) {
         return None;
     }
-    if !quiet(members, kind) {
+    if !quiet(record, kind) {
         return None;
     }
     Some((Kept::of(members), session))
@@ -45,7 +45,7 @@ pub(crate) fn clean(bytes: &[u8], schemas: &Schemas) -> Option<(Kept, bool)> {
 
 /// Whether the checks within one record ([`super::record::check`]) surely find nothing: each
 /// condition here holds whenever one of them would report (some hold more often).
-fn quiet(record: Members<'_>, kind: &str) -> bool {
+fn quiet(record: Node<'_>, kind: &str) -> bool {
     let looked = Looked::of(record);
     let content_explained = looked
         .capture
@@ -98,7 +98,6 @@ fn quiet(record: Members<'_>, kind: &str) -> bool {
 
 /// The members of a record that [`quiet`] reads, found in one pass over its members (a
 /// clean line's object has no name twice).
-#[derive(Default)]
 struct Looked<'d> {
     capture: Option<Node<'d>>,
     content: Option<Node<'d>>,
@@ -110,28 +109,53 @@ struct Looked<'d> {
 }
 
 impl<'d> Looked<'d> {
-    fn of(members: Members<'d>) -> Looked<'d> {
-        let mut looked = Looked::default();
-        for (name, value) in members.iter() {
-            let slot = match name {
-                "capture" => &mut looked.capture,
-                "content" => &mut looked.content,
-                "displayContent" => &mut looked.display,
-                "formatVersion" => &mut looked.format_version,
-                "origin" => &mut looked.origin,
-                "planType" => &mut looked.plan_type,
-                "entries" => &mut looked.entries,
-                _ => continue,
-            };
-            *slot = Some(value);
+    fn of(record: Node<'d>) -> Looked<'d> {
+        let [
+            capture,
+            content,
+            display,
+            format_version,
+            origin,
+            plan_type,
+            entries,
+        ] = named(
+            record,
+            [
+                "capture",
+                "content",
+                "displayContent",
+                "formatVersion",
+                "origin",
+                "planType",
+                "entries",
+            ],
+        );
+        Looked {
+            capture,
+            content,
+            display,
+            format_version,
+            origin,
+            plan_type,
+            entries,
         }
-        looked
     }
+}
+
+/// The members of an object of these names, found in one pass over its members (a clean
+/// line's object has no name twice); none of a value that is no object.
+fn named<'d, const N: usize>(object: Node<'d>, names: [&str; N]) -> [Option<Node<'d>>; N] {
+    let mut found = [None; N];
+    for (name, value) in object.object().into_iter().flat_map(Members::iter) {
+        if let Some(at) = names.iter().position(|n| *n == name) {
+            found[at] = Some(value);
+        }
+    }
+    found
 }
 
 /// The members of a part that [`quiet`] reads, found in one pass (none when it is no
 /// object).
-#[derive(Default)]
 struct PartLooked<'d> {
     kind: Option<Node<'d>>,
     derivation: Option<Node<'d>>,
@@ -143,20 +167,25 @@ struct PartLooked<'d> {
 
 impl<'d> PartLooked<'d> {
     fn of(part: Node<'d>) -> PartLooked<'d> {
-        let mut looked = PartLooked::default();
-        for (name, value) in part.object().into_iter().flat_map(Members::iter) {
-            let slot = match name {
-                "type" => &mut looked.kind,
-                "derivation" => &mut looked.derivation,
-                "visibility" => &mut looked.visibility,
-                "summary" => &mut looked.summary,
-                "text" => &mut looked.text,
-                "origin" => &mut looked.origin,
-                _ => continue,
-            };
-            *slot = Some(value);
+        let [kind, derivation, visibility, summary, text, origin] = named(
+            part,
+            [
+                "type",
+                "derivation",
+                "visibility",
+                "summary",
+                "text",
+                "origin",
+            ],
+        );
+        PartLooked {
+            kind,
+            derivation,
+            visibility,
+            summary,
+            text,
+            origin,
         }
-        looked
     }
 
     /// ASR-233: `derivation.from` is the part's own index, or past the array.
