@@ -125,9 +125,9 @@ pub struct Schemas {
     tape_validator: Validator<crate::tape::Tape>,
     tape_untyped: Validator<crate::tape::Tape>,
     documents: HashMap<String, Value>,
-    /// The annotation found for each evaluation path failures have had: a path is a place
-    /// in the schemas, so there are at most as many as the schemas have keywords, and a
-    /// stream with many failing lines fails at the same few.
+    /// The annotation found for each evaluation path failures have had (up to
+    /// [`MAX_ANNOTATIONS`]): a path is a place in the schemas, and a stream with many failing
+    /// lines fails at the same few.
     annotations: Mutex<HashMap<Box<str>, Annotation>>,
 }
 
@@ -297,7 +297,12 @@ impl Schemas {
             return found.clone();
         }
         let found = self.annotation(evaluation_path);
-        lock().insert(evaluation_path.into(), found.clone());
+        let mut remembered = lock();
+        // A schema that refers to itself has a path for each depth an instance reaches:
+        // what is remembered is bounded whatever the input.
+        if remembered.len() < MAX_ANNOTATIONS {
+            remembered.insert(evaluation_path.into(), found.clone());
+        }
         found
     }
 
@@ -362,10 +367,9 @@ impl Schemas {
     }
 }
 
-/// For each `if {type: const T} then {$ref: R}` of the record schema's `allOf`, the schema of
-/// a record of type T: every other constraint of the record schema (its `allOf` entries
-/// without `if`, and its own keywords) and R. A record of type T meets it exactly when it
-/// meets the record schema, for no other dispatch applies to it.
+/// The most evaluation paths [`Schemas`] remembers the annotation of.
+const MAX_ANNOTATIONS: usize = 4096;
+
 /// The validators of one set, over one kind of value: the record schema's, each type's, and
 /// the one of what every record meets.
 type Compiled<F> = (Validator<F>, HashMap<String, Validator<F>>, Validator<F>);
@@ -390,6 +394,10 @@ fn compiled<F: jsonschema::json::Json>(
     Ok((build(root)?, by_type, build(untyped)?))
 }
 
+/// For each `if {type: const T} then {$ref: R}` of the record schema's `allOf`, the schema of
+/// a record of type T: every other constraint of the record schema (its `allOf` entries
+/// without `if`, and its own keywords) and R. A record of type T meets it exactly when it
+/// meets the record schema, for no other dispatch applies to it.
 fn per_type(root: &Value, root_uri: &str) -> Vec<(String, Value)> {
     let Some(entries) = root.get("allOf").and_then(Value::as_array) else {
         return Vec::new();
@@ -718,6 +726,25 @@ mod tests {
             lines > 1000 && invalid > 50,
             "{lines} lines, {invalid} invalid"
         );
+    }
+
+    #[test]
+    fn what_is_remembered_of_annotations_is_bounded_and_past_the_bound_still_found() {
+        let schemas = Schemas::embedded();
+        for n in 0..MAX_ANNOTATIONS + 100 {
+            let path = format!("/allOf/{}/properties/x{n}/type", n % 5);
+            assert_eq!(
+                schemas.annotation_at(&path),
+                schemas.annotation(&path),
+                "{path}"
+            );
+        }
+        let remembered = schemas
+            .annotations
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .len();
+        assert_eq!(remembered, MAX_ANNOTATIONS);
     }
 
     #[test]
