@@ -46,99 +46,73 @@ pub(crate) fn clean(bytes: &[u8], schemas: &Schemas) -> Option<(Kept, bool)> {
 /// Whether the checks within one record ([`super::record::check`]) surely find nothing: each
 /// condition here holds whenever one of them would report (some hold more often).
 fn quiet(record: Node<'_>, kind: &str) -> bool {
-    let looked = Looked::of(record);
-    let content_explained = looked
-        .capture
+    let [
+        capture,
+        content,
+        display,
+        format_version,
+        origin,
+        plan_type,
+        entries,
+    ] = named(
+        record,
+        [
+            "capture",
+            "content",
+            "displayContent",
+            "formatVersion",
+            "origin",
+            "planType",
+            "entries",
+        ],
+    );
+    let content_explained = capture
         .and_then(|c| c.get("content"))
         .is_some_and(|c| c.object().is_some());
     // ASR-205 reads the message's parts, not what was displayed.
     let mut part_says_notice = false;
-    for (is_content, parts) in [(true, looked.content), (false, looked.display)] {
+    for (is_content, parts) in [(true, content), (false, display)] {
         let Some(parts) = parts.and_then(Node::array) else {
             continue;
         };
         for (index, part) in parts.iter().enumerate() {
-            let part = PartLooked::of(part);
-            if part.misderived(index, parts.len())
-                || (!content_explained && part.summary_labelled_full())
+            let [kind, derivation, visibility, summary, text, origin] = named(
+                part,
+                [
+                    "type",
+                    "derivation",
+                    "visibility",
+                    "summary",
+                    "text",
+                    "origin",
+                ],
+            );
+            if misderived(derivation, index, parts.len())
+                || (!content_explained && summary_labelled_full(kind, visibility, summary, text))
             {
                 return false;
             }
-            part_says_notice |= is_content && says_notice(part.origin);
+            part_says_notice |= is_content && says_notice(origin);
         }
     }
     let empty_unexplained = || {
         !content_explained
-            && looked
-                .content
+            && content
                 .and_then(Node::array)
                 .is_some_and(|parts| parts.len() == 0)
     };
     match kind {
-        "session" => looked
-            .format_version
+        "session" => format_version
             .and_then(Node::str)
             .is_none_or(|version| version == FORMAT_VERSION),
         // ASR-205: a notice's author and audience are the full path's to judge.
-        "message" => !empty_unexplained() && !says_notice(looked.origin) && !part_says_notice,
+        "message" => !empty_unexplained() && !says_notice(origin) && !part_says_notice,
         "plan" => {
-            let document = matches!(
-                looked.plan_type.and_then(Node::str),
-                Some("document" | "goal")
-            );
+            let document = matches!(plan_type.and_then(Node::str), Some("document" | "goal"));
             !(document && empty_unexplained())
-                && looked
-                    .entries
-                    .and_then(Node::array)
-                    .is_none_or(entries_agree)
+                && entries.and_then(Node::array).is_none_or(entries_agree)
         }
         _ => true,
-    }
-}
-
-/// The members of a record that [`quiet`] reads, found in one pass over its members (a
-/// clean line's object has no name twice).
-struct Looked<'d> {
-    capture: Option<Node<'d>>,
-    content: Option<Node<'d>>,
-    display: Option<Node<'d>>,
-    format_version: Option<Node<'d>>,
-    origin: Option<Node<'d>>,
-    plan_type: Option<Node<'d>>,
-    entries: Option<Node<'d>>,
-}
-
-impl<'d> Looked<'d> {
-    fn of(record: Node<'d>) -> Looked<'d> {
-        let [
-            capture,
-            content,
-            display,
-            format_version,
-            origin,
-            plan_type,
-            entries,
-        ] = named(
-            record,
-            [
-                "capture",
-                "content",
-                "displayContent",
-                "formatVersion",
-                "origin",
-                "planType",
-                "entries",
-            ],
-        );
-        Looked {
-            capture,
-            content,
-            display,
-            format_version,
-            origin,
-            plan_type,
-            entries,
-        }
     }
 }
 
@@ -154,60 +128,26 @@ fn named<'d, const N: usize>(object: Node<'d>, names: [&str; N]) -> [Option<Node
     found
 }
 
-/// The members of a part that [`quiet`] reads, found in one pass (none when it is no
-/// object).
-struct PartLooked<'d> {
-    kind: Option<Node<'d>>,
-    derivation: Option<Node<'d>>,
-    visibility: Option<Node<'d>>,
-    summary: Option<Node<'d>>,
-    text: Option<Node<'d>>,
-    origin: Option<Node<'d>>,
+/// ASR-233: a part's `derivation.from` is the part's own index, or past the array.
+fn misderived(derivation: Option<Node<'_>>, index: usize, len: usize) -> bool {
+    derivation
+        .and_then(|d| d.get("from"))
+        .and_then(Node::u64)
+        .is_some_and(|from| usize::try_from(from).map_or(true, |from| from == index || from >= len))
 }
 
-impl<'d> PartLooked<'d> {
-    fn of(part: Node<'d>) -> PartLooked<'d> {
-        let [kind, derivation, visibility, summary, text, origin] = named(
-            part,
-            [
-                "type",
-                "derivation",
-                "visibility",
-                "summary",
-                "text",
-                "origin",
-            ],
-        );
-        PartLooked {
-            kind,
-            derivation,
-            visibility,
-            summary,
-            text,
-            origin,
-        }
-    }
-
-    /// ASR-233: `derivation.from` is the part's own index, or past the array.
-    fn misderived(&self, index: usize, len: usize) -> bool {
-        self.derivation
-            .and_then(|d| d.get("from"))
-            .and_then(Node::u64)
-            .is_some_and(|from| {
-                usize::try_from(from).map_or(true, |from| from == index || from >= len)
-            })
-    }
-
-    /// ASR-214 (clause b): a reasoning part labelled full that holds a summary and no text.
-    fn summary_labelled_full(&self) -> bool {
-        self.kind.and_then(Node::str) == Some("reasoning")
-            && self.visibility.and_then(Node::str) == Some("full")
-            && self
-                .summary
-                .and_then(Node::array)
-                .is_some_and(|s| s.len() > 0)
-            && self.text.and_then(Node::str).is_none_or(str::is_empty)
-    }
+/// ASR-214 (clause b): a reasoning part labelled full that holds a summary and no text
+/// (of a part: its `type`, `visibility`, `summary` and `text`).
+fn summary_labelled_full(
+    kind: Option<Node<'_>>,
+    visibility: Option<Node<'_>>,
+    summary: Option<Node<'_>>,
+    text: Option<Node<'_>>,
+) -> bool {
+    kind.and_then(Node::str) == Some("reasoning")
+        && visibility.and_then(Node::str) == Some("full")
+        && summary.and_then(Node::array).is_some_and(|s| s.len() > 0)
+        && text.and_then(Node::str).is_none_or(str::is_empty)
 }
 
 /// ASR-205: an `origin` of `notice`.
