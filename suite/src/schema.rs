@@ -111,24 +111,38 @@ pub enum SchemaError {
 /// The compiled record schema and the documents to map failures with.
 #[non_exhaustive]
 pub struct Schemas {
-    validator: Validator,
-    /// For each record type the record schema dispatches on, the schema a record of that
-    /// type meets: the record schema's own constraints and that type's schema, with no
-    /// dispatch to evaluate. It decides validity; the record schema words the failures.
-    by_type: HashMap<String, Validator>,
-    /// The record schema without its dispatch by type: what every record meets, whatever its
-    /// type. Its failures have the record schema's evaluation paths.
-    untyped: Validator,
+    /// The validators over `Value`s: they word the failures of a line.
+    values: Set<jsonschema::json::SerdeJson>,
     /// The same validators, reading a line's tape: they say whether it conforms, and words
     /// nothing (a line that does not is checked again as a `Value`).
-    tape_by_type: HashMap<String, Validator<crate::tape::Tape>>,
-    tape_validator: Validator<crate::tape::Tape>,
-    tape_untyped: Validator<crate::tape::Tape>,
+    tapes: Set<crate::tape::Tape>,
     documents: HashMap<String, Value>,
     /// The annotation found for each evaluation path failures have had (up to
     /// [`MAX_ANNOTATIONS`]): a path is a place in the schemas, and a stream with many failing
     /// lines fails at the same few.
     annotations: Mutex<HashMap<Box<str>, Annotation>>,
+}
+
+/// The validators of one set, over one kind of value, each compiled the first time it is
+/// asked for: a run reads a few of the record types, and compiling them all was a third of
+/// the time a run on a small stream took.
+struct Set<F: jsonschema::json::Json> {
+    registry: Registry<'static>,
+    /// The record schema's.
+    whole: Lazy<F>,
+    /// For each record type the record schema dispatches on, the schema a record of that
+    /// type meets: the record schema's own constraints and that type's schema, with no
+    /// dispatch to evaluate. It decides validity; the record schema words the failures.
+    by_type: HashMap<String, Lazy<F>>,
+    /// The record schema without its dispatch by type: what every record meets, whatever its
+    /// type. Its failures have the record schema's evaluation paths.
+    untyped: Lazy<F>,
+}
+
+/// A schema and its validator, once compiled.
+struct Lazy<F: jsonschema::json::Json> {
+    schema: Value,
+    compiled: OnceLock<Validator<F>>,
 }
 
 impl std::fmt::Debug for Schemas {
@@ -144,13 +158,15 @@ impl Schemas {
     pub fn embedded() -> &'static Schemas {
         static SCHEMAS: OnceLock<Schemas> = OnceLock::new();
         SCHEMAS.get_or_init(|| {
-            Schemas::compile(RECORD_SCHEMAS)
+            Schemas::prepare(RECORD_SCHEMAS)
                 .unwrap_or_else(|e| panic!("the embedded schemas are broken: {e}"))
         })
     }
 
-    /// Compiles a set of schemas (file name, text); the first is the record schema.
-    pub fn compile(files: &[(&str, &str)]) -> Result<Schemas, SchemaError> {
+    /// Reads a set of schemas (file name, text; the first is the record schema), each
+    /// validator compiled when it is first used. For schemas known to compile: a schema that
+    /// does not compile panics then ([`Schemas::compile`] says so at once).
+    fn prepare(files: &[(&str, &str)]) -> Result<Schemas, SchemaError> {
         let mut documents = HashMap::new();
         for (name, text) in files {
             let value: Value = serde_json::from_str(text).map_err(|source| SchemaError::Parse {
@@ -185,73 +201,69 @@ impl Schemas {
         };
         let by_kind = per_type(root, &root_uri);
         let untyped = untyped(root);
-        // The two sets are compiled on two threads: compiling is most of the time a run of
-        // a few files takes, on one thread or many.
-        let (for_values, for_tapes) = std::thread::scope(|scope| {
-            let on_tape = scope.spawn(|| {
-                // The tape's validators only say whether a line conforms, never why: they
-                // may read schemas rewritten to say the same at less cost.
-                let registry = prepare(dispatch_first)?;
-                compiled::<crate::tape::Tape>(&registry, root, &by_kind, &untyped)
-            });
-            let on_values = prepare(|_| None).and_then(|registry| {
-                compiled::<jsonschema::json::SerdeJson>(&registry, root, &by_kind, &untyped)
-            });
-            let on_tape = on_tape
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (on_values, on_tape)
-        });
-        let (validator, by_type, untyped) = for_values?;
-        let (tape_validator, tape_by_type, tape_untyped) = for_tapes?;
-        Ok(Schemas {
-            validator,
-            by_type,
-            untyped,
-            tape_by_type,
-            tape_validator,
-            tape_untyped,
+        let schemas = Schemas {
+            values: Set::new(prepare(|_| None)?, root, &by_kind, &untyped),
+            // The tape's validators only say whether a line conforms, never why: they may
+            // read schemas rewritten to say the same at less cost.
+            tapes: Set::new(prepare(dispatch_first)?, root, &by_kind, &untyped),
             documents,
             annotations: Mutex::default(),
-        })
+        };
+        Ok(schemas)
+    }
+
+    /// [`Schemas::prepare`], every validator compiled now: the schemas are known to compile.
+    pub fn compile(files: &[(&str, &str)]) -> Result<Schemas, SchemaError> {
+        let schemas = Schemas::prepare(files)?;
+        // The two sets on two threads: compiling is most of the time a run of a few files
+        // takes, on one thread or many.
+        std::thread::scope(|scope| {
+            let tapes = scope.spawn(|| schemas.tapes.compile_all());
+            let values = schemas.values.compile_all();
+            let tapes = tapes
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            values.and(tapes)
+        })?;
+        Ok(schemas)
     }
 
     /// Whether a record of type `kind`, read as a tape, conforms to the record schema (as
     /// [`Schemas::check`] holds it).
     pub(crate) fn tape_conforms(&self, kind: &str, record: crate::tape::Node<'_>) -> bool {
-        self.tape_by_type
-            .get(kind)
-            .unwrap_or(&self.tape_validator)
-            .is_valid(record)
+        self.tapes.of_type(kind).is_valid(record)
     }
 
     /// Whether a record read as a tape meets what every record meets, whatever its type.
     pub(crate) fn tape_conforms_untyped(&self, record: crate::tape::Node<'_>) -> bool {
-        self.tape_untyped.is_valid(record)
+        self.tapes.untyped().is_valid(record)
     }
 
     /// Checks one record as a record of a type the schemas do not know: the members every
     /// record has, and nothing its type would ask (a `session` line that is not the header).
     pub fn check_untyped(&self, record: &Value) -> Vec<SchemaFinding> {
-        self.findings(&self.untyped, &self.untyped, record)
+        let untyped = self.values.untyped();
+        self.findings(untyped, || untyped, record)
     }
 
     /// Checks one record; no findings when it conforms.
     pub fn check(&self, record: &Value) -> Vec<SchemaFinding> {
-        let by_type = record
-            .get("type")
-            .and_then(Value::as_str)
-            .and_then(|kind| self.by_type.get(kind));
-        self.findings(by_type.unwrap_or(&self.validator), &self.validator, record)
+        let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
+        self.findings(self.values.of_type(kind), || self.values.whole(), record)
     }
 
     /// No findings when `quick` (the schema of the record's type, or the same as `full`)
     /// holds; else the findings of `full`, bounded as a line's findings are.
-    fn findings(&self, quick: &Validator, full: &Validator, record: &Value) -> Vec<SchemaFinding> {
+    fn findings<'a>(
+        &'a self,
+        quick: &Validator,
+        full: impl FnOnce() -> &'a Validator,
+        record: &Value,
+    ) -> Vec<SchemaFinding> {
         if quick.is_valid(record) {
             return Vec::new();
         }
-        let mut findings: Vec<SchemaFinding> = full
+        let mut findings: Vec<SchemaFinding> = full()
             .iter_errors(record)
             .take(crate::diagnostic::MAX_PER_LINE + 1)
             .map(|e| self.map(&e))
@@ -370,28 +382,80 @@ impl Schemas {
 /// The most evaluation paths [`Schemas`] remembers the annotation of.
 const MAX_ANNOTATIONS: usize = 4096;
 
-/// The validators of one set, over one kind of value: the record schema's, each type's, and
-/// the one of what every record meets.
-type Compiled<F> = (Validator<F>, HashMap<String, Validator<F>>, Validator<F>);
-
-fn compiled<F: jsonschema::json::Json>(
-    registry: &Registry,
-    root: &Value,
-    types: &[(String, Value)],
-    untyped: &Value,
-) -> Result<Compiled<F>, SchemaError> {
-    let build = |schema: &Value| {
-        jsonschema::options_for::<F>()
-            .with_draft(Draft::Draft202012)
-            .with_registry(registry)
-            .build(schema)
-            .map_err(|e| SchemaError::Compile(e.to_string()))
-    };
-    let mut by_type = HashMap::new();
-    for (kind, schema) in types {
-        by_type.insert(kind.clone(), build(schema)?);
+impl<F: jsonschema::json::Json> Set<F> {
+    fn new(
+        registry: Registry<'static>,
+        root: &Value,
+        by_type: &[(String, Value)],
+        untyped: &Value,
+    ) -> Self {
+        Set {
+            registry,
+            whole: Lazy::new(root.clone()),
+            by_type: by_type
+                .iter()
+                .map(|(kind, schema)| (kind.clone(), Lazy::new(schema.clone())))
+                .collect(),
+            untyped: Lazy::new(untyped.clone()),
+        }
     }
-    Ok((build(root)?, by_type, build(untyped)?))
+
+    /// The record schema's validator.
+    fn whole(&self) -> &Validator<F> {
+        self.whole.get(&self.registry)
+    }
+
+    /// The validator of a record of type `kind`: its type's, or the record schema's for a
+    /// type it does not dispatch on.
+    fn of_type(&self, kind: &str) -> &Validator<F> {
+        self.by_type
+            .get(kind)
+            .map_or_else(|| self.whole(), |lazy| lazy.get(&self.registry))
+    }
+
+    fn untyped(&self) -> &Validator<F> {
+        self.untyped.get(&self.registry)
+    }
+
+    /// Compiles every validator of the set not compiled yet.
+    fn compile_all(&self) -> Result<(), SchemaError> {
+        let every = std::iter::once(&self.whole)
+            .chain(self.by_type.values())
+            .chain(std::iter::once(&self.untyped));
+        for lazy in every {
+            if lazy.compiled.get().is_none() {
+                let _ = lazy.compiled.set(build(&self.registry, &lazy.schema)?);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<F: jsonschema::json::Json> Lazy<F> {
+    fn new(schema: Value) -> Self {
+        Lazy {
+            schema,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    fn get(&self, registry: &Registry<'static>) -> &Validator<F> {
+        self.compiled.get_or_init(|| {
+            build(registry, &self.schema)
+                .unwrap_or_else(|e| panic!("a schema known to compile did not: {e}"))
+        })
+    }
+}
+
+fn build<F: jsonschema::json::Json>(
+    registry: &Registry<'static>,
+    schema: &Value,
+) -> Result<Validator<F>, SchemaError> {
+    jsonschema::options_for::<F>()
+        .with_draft(Draft::Draft202012)
+        .with_registry(registry)
+        .build(schema)
+        .map_err(|e| SchemaError::Compile(e.to_string()))
 }
 
 /// For each `if {type: const T} then {$ref: R}` of the record schema's `allOf`, the schema of
@@ -704,23 +768,101 @@ mod tests {
         lines
     }
 
+    /// Which validators of a set are compiled, by name.
+    fn compiled<F: jsonschema::json::Json>(set: &Set<F>) -> Vec<String> {
+        let mut names: Vec<String> = set
+            .by_type
+            .iter()
+            .filter(|(_, lazy)| lazy.compiled.get().is_some())
+            .map(|(kind, _)| kind.clone())
+            .collect();
+        names.sort();
+        for (name, lazy) in [("(whole)", &set.whole), ("(untyped)", &set.untyped)] {
+            if lazy.compiled.get().is_some() {
+                names.push(name.into());
+            }
+        }
+        names
+    }
+
+    /// A run compiles the validators of the record types it reads, when it first reads one:
+    /// a valid message compiles the message's validator alone, and an invalid one the
+    /// record schema's too, which words its failures. Compiling them all at once compiles
+    /// every one.
+    #[test]
+    fn validators_are_compiled_when_first_needed_or_all_at_once() {
+        let schemas = Schemas::prepare(RECORD_SCHEMAS).expect("the schemas");
+        assert!(compiled(&schemas.values).is_empty());
+        assert!(compiled(&schemas.tapes).is_empty());
+        let lines = corpus_lines();
+        let message = |valid: bool| {
+            lines
+                .iter()
+                .map(|(_, value)| value)
+                .find(|v| {
+                    v.get("type") == Some(&json!("message"))
+                        && Schemas::embedded().check(v).is_empty() == valid
+                })
+                .expect("a message line")
+        };
+        assert!(schemas.check(message(true)).is_empty());
+        assert_eq!(compiled(&schemas.values), ["message"]);
+        assert!(!schemas.check(message(false)).is_empty());
+        assert_eq!(compiled(&schemas.values), ["message", "(whole)"]);
+        assert!(compiled(&schemas.tapes).is_empty());
+
+        let whole = Schemas::compile(RECORD_SCHEMAS).expect("the schemas compile");
+        for set in [compiled(&whole.values), compiled(&whole.tapes)] {
+            assert_eq!(set.len(), whole.values.by_type.len() + 2, "{set:?}");
+        }
+    }
+
+    /// A schema that does not compile is an error of [`Schemas::compile`], whichever record
+    /// type it is the schema of, not a panic when the first record of that type is read.
+    #[test]
+    fn a_schema_that_does_not_compile_is_an_error_at_once() {
+        for broken in ["plan.schema.json", "copied-from.schema.json"] {
+            let mut files = RECORD_SCHEMAS.to_vec();
+            let at = files
+                .iter()
+                .position(|(name, _)| *name == broken)
+                .expect(broken);
+            let text: Value = serde_json::from_str(files[at].1).expect("JSON");
+            let mut text = text.as_object().expect("an object").clone();
+            text.insert("minLength".into(), json!("not a number"));
+            let text = Value::Object(text).to_string();
+            files[at].1 = &text;
+            assert!(
+                Schemas::prepare(&files).is_ok(),
+                "{broken}: read, not compiled"
+            );
+            let error = Schemas::compile(&files).expect_err(broken);
+            assert!(
+                matches!(error, SchemaError::Compile(_)),
+                "{broken}: {error}"
+            );
+        }
+    }
+
     #[test]
     fn the_schema_of_a_type_decides_as_the_record_schema_does_on_every_corpus_line() {
         let schemas = Schemas::embedded();
-        assert!(schemas.by_type.len() >= 6, "{:?}", schemas.by_type.keys());
+        let by_type = &schemas.values.by_type;
+        assert!(by_type.len() >= 6, "{:?}", by_type.keys());
         let (mut lines, mut invalid) = (0, 0);
         for (case, value) in corpus_lines() {
             let Some(fast) = value
                 .get("type")
                 .and_then(Value::as_str)
-                .and_then(|k| schemas.by_type.get(k))
+                .and_then(|k| by_type.get(k))
             else {
                 continue;
             };
             lines += 1;
-            let whole = schemas.validator.is_valid(&value);
+            let whole = schemas.values.whole().is_valid(&value);
             invalid += usize::from(!whole);
-            assert_eq!(fast.is_valid(&value), whole, "{case}: {value}");
+            let fast = fast.get(&schemas.values.registry).is_valid(&value);
+            assert_eq!(fast, whole, "{case}: {value}");
         }
         assert!(
             lines > 1000 && invalid > 50,
@@ -752,7 +894,7 @@ mod tests {
         let schemas = Schemas::embedded();
         let mut paths = std::collections::BTreeSet::new();
         for (_, value) in corpus_lines() {
-            for error in schemas.validator.iter_errors(&value) {
+            for error in schemas.values.whole().iter_errors(&value) {
                 paths.insert(error.evaluation_path().as_str().to_owned());
             }
         }
