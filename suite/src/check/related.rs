@@ -4,6 +4,7 @@
 use super::{CheckOptions, StreamReport, StreamSummary};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::refs::{Ref, parse_ref};
+use foldhash::quality::RandomState;
 use std::collections::HashMap;
 
 /// Drops the ASR-406 notices about sessions that are among `reports`, and adds the
@@ -74,7 +75,8 @@ impl Related {
 /// summaries alone while the findings wait elsewhere.
 pub fn related(summaries: &[&StreamSummary], options: &CheckOptions) -> Vec<Related> {
     let mut changes = vec![Related::default(); summaries.len()];
-    let by_session: HashMap<&str, usize> = summaries
+    // Seeded per run, as SipHash is, at a fraction of its cost on ids a few bytes long.
+    let by_session: HashMap<&str, usize, RandomState> = summaries
         .iter()
         .enumerate()
         .filter_map(|(i, s)| s.own_session.as_deref().map(|own| (own, i)))

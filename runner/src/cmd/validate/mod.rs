@@ -287,7 +287,9 @@ fn related_then_emit(
     } else {
         1
     };
-    drop(summaries);
+    // What the checks across streams read of every stream is freed beside the writing, not
+    // before it: the other cores are idle by now.
+    let freed = std::thread::spawn(move || drop(summaries));
     let mut spooled = spool
         .read()
         .context("failed to read back the findings kept")?
@@ -305,10 +307,12 @@ fn related_then_emit(
             .map(|(entry, change)| rerender(entry, change, format))
             .collect::<Vec<_>>()
     };
-    ordered(runs, threads, work, |run| {
+    let written = ordered(runs, threads, work, |run| {
         run.into_iter()
             .try_for_each(|rendered| emitter.put(rendered?))
-    })
+    });
+    let _ = freed.join();
+    written
 }
 
 /// The checks across streams change at least one entry in this many, and the entries are

@@ -13,6 +13,9 @@ use std::io::{self, BufRead, BufReader, BufWriter, Cursor, Read, Seek, Write};
 /// Bytes kept in memory before the spool moves to a file.
 pub const IN_MEMORY: usize = 8 << 20;
 
+/// The most bytes allocated for an entry before its bytes are read.
+const RESERVED: usize = 1 << 20;
+
 /// One stream's findings, as the spool keeps them.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct Spooled {
@@ -120,8 +123,10 @@ impl Reader {
         let mut len = [0u8; 8];
         self.inner.read_exact(&mut len)?;
         let len = u64::from_le_bytes(len);
-        // Read up to the length, not allocated to it: a damaged length asks for no memory.
-        let mut bytes = Vec::new();
+        // Allocated at once up to a bound, then read up to the length: an entry is one
+        // allocation and one copy, and a damaged length asks for no more than the bound.
+        let reserved = usize::try_from(len).map_or(RESERVED, |len| len.min(RESERVED));
+        let mut bytes = Vec::with_capacity(reserved);
         (&mut self.inner).take(len).read_to_end(&mut bytes)?;
         if bytes.len() as u64 != len {
             return Err(io::ErrorKind::UnexpectedEof.into());
