@@ -77,10 +77,34 @@ fn main() {
             by.push((label, args, Vec::new()));
         }
     }
+    // The machine's own bound: two processes of one job each, side by side, each on half the
+    // folders. Both cores busy at once cost more CPU time for the same work than one alone
+    // (shared caches, the clock of a busy package): no number of threads in one process
+    // does better than this.
+    let folders: Vec<String> = (0..first.div_ceil(100))
+        .map(|k| {
+            archive
+                .join(format!("{k:05}"))
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    let (low, high) = folders.split_at(folders.len() / 2);
+    let half = |folders: &[String]| {
+        let mut args: Vec<String> = ["validate", "--format", "json", "--jobs", "1"]
+            .map(str::to_owned)
+            .to_vec();
+        args.push("--independent".into());
+        args.extend(folders.iter().cloned());
+        args
+    };
+    let halves = [half(low), half(high)];
+    let mut paired = Vec::new();
     for _ in 0..runs {
         for (_, args, measured) in &mut by {
             measured.push(run(args));
         }
+        paired.push(run_side_by_side(&halves));
     }
     // A round runs each configuration once, in turn: the ratio of one round's two times is
     // the least disturbed by the load of a shared machine, and the speedup is their median.
@@ -107,6 +131,20 @@ fn main() {
         "speedup of --jobs 2 over --jobs 1 (the median of the rounds' ratios): {:.2}x with --independent, {:.2}x with the checks across streams",
         speedup(0, 1),
         speedup(2, 3)
+    );
+    let side_by_side = median(
+        by[0]
+            .2
+            .iter()
+            .zip(&paired)
+            .map(|(one, two)| one.wall_ms / two.wall_ms)
+            .collect(),
+    );
+    println!(
+        "the machine's bound: two processes of --jobs 1 --independent side by side, half the folders each: median wall {:.0} ms, CPU {:.0} ms (one process on all: {:.0} ms), {side_by_side:.2}x one process",
+        median(paired.iter().map(|m| m.wall_ms).collect()),
+        median(paired.iter().map(|m| m.cpu_ms).collect()),
+        median(by[0].2.iter().map(|m| m.cpu_ms).collect()),
     );
     // Three shards one after another, and their merge.
     let mut shard_ms = 0.0;
@@ -177,13 +215,44 @@ fn run(args: &[String]) -> Measured {
 }
 
 fn run_to(args: &[String], out: &Path) -> Measured {
-    let output = Command::new(std::env::current_exe().expect("the bench"))
+    let output = measuring(args, out).output().expect("the bench runs");
+    measured(args, &output)
+}
+
+/// Runs each `asr-ctk ARGS` of `runs` at once, each in a child of its own: the longest wall
+/// time (they start together), and their CPU time together.
+fn run_side_by_side(runs: &[Vec<String>]) -> Measured {
+    let children: Vec<_> = runs
+        .iter()
+        .map(|args| {
+            measuring(args, Path::new("/dev/null"))
+                .stdout(Stdio::piped())
+                .spawn()
+                .expect("the bench runs")
+        })
+        .collect();
+    let mut together = Measured::default();
+    for (args, child) in runs.iter().zip(children) {
+        let one = measured(args, &child.wait_with_output().expect("the bench runs"));
+        together.cpu_ms += one.cpu_ms;
+        together.wall_ms = together.wall_ms.max(one.wall_ms);
+        together.max_rss_kib = together.max_rss_kib.max(one.max_rss_kib);
+    }
+    together
+}
+
+fn measuring(args: &[String], out: &Path) -> Command {
+    let mut command = Command::new(std::env::current_exe().expect("the bench"));
+    command
         .arg("--measure")
         .arg(out)
         .args(args)
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("the bench runs");
+        .stderr(Stdio::inherit());
+    command
+}
+
+/// The figures a `--measure` child printed.
+fn measured(args: &[String], output: &std::process::Output) -> Measured {
     assert!(output.status.success(), "{args:?}: {}", output.status);
     let text = String::from_utf8_lossy(&output.stdout);
     let mut values = text.split_whitespace();
