@@ -9,6 +9,8 @@
 //! - on 10,000 files, with `--jobs 1` and `--jobs 2`, `--independent` and with the checks
 //!   across streams, each run in turn, 7 runs each: the median wall and CPU time, the time
 //!   a file, and the speedup of two jobs over one (the median of each round's ratio);
+//! - in the same rounds, two processes of `--jobs 1 --independent` side by side, each on
+//!   half the folders: what two cores of the machine give at most, whatever the threads;
 //! - on 10,000 and 100,000 files (two jobs, the checks across streams): the peak resident
 //!   memory, and its growth per file from one size to the next;
 //! - on 10,000 files: three shards (`--shard i/3`) one after another, and their merge.

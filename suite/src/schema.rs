@@ -212,7 +212,8 @@ impl Schemas {
         Ok(schemas)
     }
 
-    /// [`Schemas::prepare`], every validator compiled now: the schemas are known to compile.
+    /// Compiles a set of schemas (file name, text; the first is the record schema), every
+    /// validator at once: an error says which does not compile.
     pub fn compile(files: &[(&str, &str)]) -> Result<Schemas, SchemaError> {
         let schemas = Schemas::prepare(files)?;
         // The two sets on two threads: compiling is most of the time a run of a few files

@@ -288,8 +288,10 @@ fn related_then_emit(
         1
     };
     // What the checks across streams read of every stream is freed beside the writing, not
-    // before it: the other cores are idle by now.
-    let freed = std::thread::spawn(move || drop(summaries));
+    // before it: the other cores are idle by now. (A thread that cannot start frees it here.)
+    let freed = std::thread::Builder::new()
+        .spawn(move || drop(summaries))
+        .ok();
     let mut spooled = spool
         .read()
         .context("failed to read back the findings kept")?
@@ -311,7 +313,9 @@ fn related_then_emit(
         run.into_iter()
             .try_for_each(|rendered| emitter.put(rendered?))
     });
-    let _ = freed.join();
+    if let Some(freed) = freed {
+        let _ = freed.join();
+    }
     written
 }
 
