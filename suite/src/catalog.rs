@@ -54,7 +54,7 @@ pub struct Decision {
     pub equivalence: Vec<Equivalence>,
     /// The members of a reading a case resting on this decision may read otherwise (JSON
     /// Pointer patterns: `*` stands for any one token, `{tag}` for the id of a record with
-    /// that tag, as [`crate::judge::members::Kinds`] tags them): the case's decision softens a
+    /// that tag, as `judge::members::Kinds` tags them): the case's decision softens a
     /// mismatch on one of them, and on nothing else. `totals.ownRecords/{tag}` is the crediting
     /// of such a record.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
