@@ -65,13 +65,7 @@ fn main() {
     let mut by: Vec<(String, Vec<String>, Vec<Measured>)> = Vec::new();
     for independent in [true, false] {
         for jobs in ["1", "2"] {
-            let mut args: Vec<String> = ["validate", "--format", "json", "--jobs", jobs]
-                .map(str::to_owned)
-                .to_vec();
-            if independent {
-                args.push("--independent".into());
-            }
-            args.push(archive_text.clone());
+            let args = validate_args(jobs, independent, std::slice::from_ref(&archive_text));
             let label = format!(
                 "{first} files, --jobs {jobs}{}",
                 if independent { ", --independent" } else { "" }
@@ -92,15 +86,10 @@ fn main() {
         })
         .collect();
     let (low, high) = folders.split_at(folders.len() / 2);
-    let half = |folders: &[String]| {
-        let mut args: Vec<String> = ["validate", "--format", "json", "--jobs", "1"]
-            .map(str::to_owned)
-            .to_vec();
-        args.push("--independent".into());
-        args.extend(folders.iter().cloned());
-        args
-    };
-    let halves = [half(low), half(high)];
+    let halves = [
+        validate_args("1", true, low),
+        validate_args("1", true, high),
+    ];
     let mut paired = Vec::new();
     for _ in 0..runs {
         for (_, args, measured) in &mut by {
@@ -110,16 +99,7 @@ fn main() {
     }
     // A round runs each configuration once, in turn: the ratio of one round's two times is
     // the least disturbed by the load of a shared machine, and the speedup is their median.
-    let speedup = |one: usize, two: usize| {
-        median(
-            by[one]
-                .2
-                .iter()
-                .zip(&by[two].2)
-                .map(|(one, two)| one.wall_ms / two.wall_ms)
-                .collect(),
-        )
-    };
+    let speedup = |one: usize, two: usize| median_ratio(&by[one].2, &by[two].2);
     for (label, _, measured) in &by {
         let wall = median(measured.iter().map(|m| m.wall_ms).collect());
         let cpu = median(measured.iter().map(|m| m.cpu_ms).collect());
@@ -134,14 +114,7 @@ fn main() {
         speedup(0, 1),
         speedup(2, 3)
     );
-    let side_by_side = median(
-        by[0]
-            .2
-            .iter()
-            .zip(&paired)
-            .map(|(one, two)| one.wall_ms / two.wall_ms)
-            .collect(),
-    );
+    let side_by_side = median_ratio(&by[0].2, &paired);
     println!(
         "the machine's bound: two processes of --jobs 1 --independent side by side, half the folders each: median wall {:.0} ms, CPU {:.0} ms (one process on all: {:.0} ms), {side_by_side:.2}x one process",
         median(paired.iter().map(|m| m.wall_ms).collect()),
@@ -336,6 +309,28 @@ fn fill(dir: &Path, streams: &[Vec<u8>], count: usize) {
         }
         std::fs::write(&file, &streams[k % streams.len()]).expect("a file");
     }
+}
+
+/// `asr-ctk validate --format json --jobs JOBS [--independent] PATHS...`.
+fn validate_args(jobs: &str, independent: bool, paths: &[String]) -> Vec<String> {
+    let mut args: Vec<String> = ["validate", "--format", "json", "--jobs", jobs]
+        .map(str::to_owned)
+        .to_vec();
+    if independent {
+        args.push("--independent".into());
+    }
+    args.extend(paths.iter().cloned());
+    args
+}
+
+/// The median over rounds of the ratio of a round's wall time in `one` to its time in `two`.
+fn median_ratio(one: &[Measured], two: &[Measured]) -> f64 {
+    median(
+        one.iter()
+            .zip(two)
+            .map(|(one, two)| one.wall_ms / two.wall_ms)
+            .collect(),
+    )
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
